@@ -1,0 +1,244 @@
+"""Verbs the workflow calls through the API: file, append evidence, report a side effect,
+cancel."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from apps.audit.services import Actor, record, sha256_hex
+from apps.routing.models import PLATFORM_QUEUE, TRIAGE_QUEUE, ExceptionClass, Queue, RoutingRule
+from apps.routing.policy import classify, due_at
+from apps.workflows.models import ApiSource, WorkflowType
+
+from ..errors import CaseError
+from ..models import Case, CloseReason, SideEffectState, State
+from .common import add_evidence, case_evidence_digest, evidence_item_digest, refresh_priority
+from .transitions import clear_lease, commit_change, move, snapshot
+
+
+def dedupe_key_for(packet: dict[str, Any]) -> str:
+    if packet.get("dedupe_key"):
+        return str(packet["dedupe_key"])
+    return "|".join(
+        [
+            packet["workflow_type"],
+            packet["workflow_instance_id"],
+            packet["checkpoint_id"],
+            packet["reason_code"],
+        ]
+    )
+
+
+def _route(packet: dict[str, Any], exception_class: ExceptionClass) -> tuple[Queue, str]:
+    attributes = packet.get("attributes") or {}
+    facts = {
+        "workflow_type": packet["workflow_type"],
+        "exception_class": exception_class.code,
+        "tenant": attributes.get("tenant"),
+        "region": attributes.get("region"),
+        "severity": exception_class.default_severity,
+        "amount": attributes.get("amount"),
+    }
+    rules = [
+        rule.as_policy_rule()
+        for rule in RoutingRule.objects.filter(active=True).select_related("queue")
+    ]
+    decision = classify(facts, rules, fallback_queue=TRIAGE_QUEUE)
+    queue = Queue.objects.filter(name=decision.queue).first()
+    if queue is None:
+        return Queue.objects.get(
+            name=TRIAGE_QUEUE
+        ), f"{decision.explanation}; queue missing: triage"
+    return queue, decision.explanation
+
+
+def file_case(*, source: ApiSource, packet: dict[str, Any]) -> tuple[Case, bool]:
+    """Create the case for a review packet, or return the one already filed for its key.
+
+    Returns (case, created). Idempotent by dedupe key, enforced by a unique constraint so
+    identical requests racing each other still make one case: the loser's insert fails
+    and it reads the winner's row. The same key with a different packet is a conflict.
+    """
+    workflow_type = WorkflowType.objects.filter(name=packet["workflow_type"]).first()
+    if workflow_type is None:
+        raise CaseError.invalid(
+            "workflow_type", f"Unknown workflow type '{packet['workflow_type']}'."
+        )
+    if not source.workflow_types.filter(pk=workflow_type.pk).exists():
+        raise CaseError("forbidden", f"This API key may not file '{workflow_type.name}' cases.")
+    exception_class = ExceptionClass.objects.filter(code=packet["class"]).first()
+    if exception_class is None:
+        raise CaseError.invalid("class", f"Unknown exception class '{packet['class']}'.")
+
+    key = dedupe_key_for(packet)
+    digest = sha256_hex({k: v for k, v in packet.items() if k != "dedupe_key"})
+    existing = Case.objects.filter(dedupe_key=key).first()
+    if existing is None:
+        try:
+            return _create(source, packet, workflow_type, exception_class, key, digest), True
+        except IntegrityError:
+            existing = Case.objects.filter(dedupe_key=key).first()
+            if existing is None:
+                raise
+    if existing.packet_digest != digest:
+        raise CaseError(
+            "conflict",
+            f"Dedupe key already used by case {existing.pk} with a different packet.",
+            case=existing,
+        )
+    return existing, False
+
+
+def _create(
+    source: ApiSource,
+    packet: dict[str, Any],
+    workflow_type: WorkflowType,
+    exception_class: ExceptionClass,
+    key: str,
+    digest: str,
+) -> Case:
+    now = timezone.now()
+    if workflow_type.supports(packet["workflow_version"]):
+        queue, why = _route(packet, exception_class)
+        state = State.OPEN
+    else:
+        # Release case 9: a checkpoint of a version this desk cannot read is parked for the
+        # platform team, never offered to a worker who would decide on a misread packet.
+        queue = Queue.objects.get(name=PLATFORM_QUEUE)
+        why = (
+            f"workflow version {packet['workflow_version']} not in supported "
+            f"{workflow_type.supported_versions}: quarantined"
+        )
+        state = State.QUARANTINED
+    target = queue.service_target_minutes or exception_class.service_target_minutes
+    due = due_at(now, target)
+    evidence = packet.get("evidence") or []
+    item_digests = [evidence_item_digest(item) for item in evidence]
+    case = Case(
+        dedupe_key=key,
+        packet_digest=digest,
+        source=source,
+        is_test=source.is_test,
+        workflow_type=workflow_type,
+        workflow_version=packet["workflow_version"],
+        workflow_instance_id=packet["workflow_instance_id"],
+        checkpoint_id=packet["checkpoint_id"],
+        resume_handle=packet.get("resume_handle") or "",
+        case_ref=packet["case_ref"],
+        summary=packet["summary"],
+        exception_class=exception_class,
+        reason_code=packet["reason_code"],
+        reason_note=packet.get("reason_note") or "",
+        proposed_action=packet.get("proposed_action"),
+        policy_version=packet.get("policy_version") or "",
+        policy_decision_ref=packet.get("policy_decision_ref") or "",
+        trace_ref=packet.get("trace_ref") or "",
+        input_snapshot_ref=packet.get("input_snapshot_ref") or "",
+        timeline=packet.get("timeline") or [],
+        attributes=packet.get("attributes") or {},
+        created_at=now,
+        queue=queue,
+        routing_explanation=why[:300],
+        state=state,
+        severity=exception_class.default_severity,
+        due_at=due,
+        original_due_at=due,
+        side_effect_state=packet.get("side_effect_state") or SideEffectState.NONE_ATTEMPTED,
+        evidence_version=1,
+        evidence_digest=case_evidence_digest(item_digests),
+    )
+    refresh_priority(case, now=now)
+    with transaction.atomic(durable=True):
+        case.save(force_insert=True)
+        add_evidence(case, evidence, version=1, added_by=f"source:{source.name}", at=now)
+        record(
+            stream=case.pk,
+            actor=Actor.source(source),
+            action="case.filed",
+            after={**snapshot(case), "routing": why, "dedupe_key": key, "packet_digest": digest},
+            at=now,
+        )
+    return case
+
+
+def _locked_case_for_source(source: ApiSource, case_id: str) -> Case:
+    case = (
+        Case.objects.select_for_update(of=("self",))
+        .select_related("queue", "assignee", "workflow_type")
+        .filter(pk=case_id, workflow_type__in=source.workflow_types.all())
+        .first()
+    )
+    if case is None:
+        raise CaseError("not_found", "No such case.")
+    return case
+
+
+def append_evidence(*, source: ApiSource, case_id: str, items: list[dict[str, Any]]) -> Case:
+    """Add a new evidence version. A waiting case returns to open: its question is answered."""
+    with transaction.atomic(durable=True):
+        case = _locked_case_for_source(source, case_id)
+        if case.state not in {State.OPEN, State.CLAIMED, State.WAITING, State.QUARANTINED}:
+            raise CaseError(
+                "conflict", f"Evidence cannot be added to a {case.state} case.", case=case
+            )
+        before = snapshot(case)
+        now = timezone.now()
+        case.evidence_version += 1
+        add_evidence(
+            case, items, version=case.evidence_version, added_by=f"source:{source.name}", at=now
+        )
+        digests = list(
+            case.evidence.order_by("version", "position").values_list("digest", flat=True)
+        )
+        case.evidence_digest = case_evidence_digest(digests)
+        if case.state == State.WAITING:
+            move(case, State.OPEN)
+            case.waiting_on = {}
+        return commit_change(
+            case,
+            actor=Actor.source(source),
+            action="case.evidence_added",
+            before=before,
+            extra={"items": [item["ref"] for item in items]},
+        )
+
+
+def report_side_effect(
+    *, source: ApiSource, case_id: str, state: str, provider_record: dict[str, Any]
+) -> Case:
+    if state not in {SideEffectState.CONFIRMED_APPLIED, SideEffectState.CONFIRMED_REJECTED}:
+        raise CaseError.invalid("state", "Report confirmed_applied or confirmed_rejected.")
+    with transaction.atomic(durable=True):
+        case = _locked_case_for_source(source, case_id)
+        before = snapshot(case)
+        case.side_effect_state = state
+        case.side_effect_record = {"reported_by": f"source:{source.name}", **provider_record}
+        return commit_change(
+            case,
+            actor=Actor.source(source),
+            action="case.side_effect_reconciled",
+            before=before,
+            extra={"provider_record": sha256_hex(provider_record)},
+        )
+
+
+def cancel_case(*, source: ApiSource, case_id: str, reason: str = "") -> Case:
+    with transaction.atomic(durable=True):
+        case = _locked_case_for_source(source, case_id)
+        if case.state == State.CLOSED:
+            return case  # canceling twice is harmless
+        if hasattr(case, "decision") or case.state in {State.RESOLUTION_PENDING, State.RESOLVED}:
+            raise CaseError(
+                "conflict", "The case is already decided; it cannot be canceled.", case=case
+            )
+        before = snapshot(case)
+        move(case, State.CLOSED)
+        case.close_reason = CloseReason.CANCELED_BY_WORKFLOW
+        case.assignee = None
+        clear_lease(case)
+        return commit_change(
+            case, actor=Actor.source(source), action="case.canceled", before=before, reason=reason
+        )
