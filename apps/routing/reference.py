@@ -6,11 +6,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.contrib.auth.models import Group
 from django.db import transaction
 
 from apps.audit.services import Actor, record
 
 from .models import ExceptionClass, Queue, Resolution, RoutingRule
+
+ROLES = ["worker", "supervisor", "auditor", "quality_reviewer", "admin"]
 
 QUEUES: list[dict[str, Any]] = [
     {"name": "accounts_payable", "display_name": "Accounts payable", "owning_team": "Finance"},
@@ -287,6 +290,8 @@ RULES: list[dict[str, Any]] = [
 def ensure_reference_data() -> None:
     actor = Actor.system("reference-data")
     with transaction.atomic():
+        for role in ROLES:  # also made by a data migration; a flushed test DB loses them
+            Group.objects.get_or_create(name=role)
         queues = {}
         for spec in QUEUES:
             queue, created = Queue.objects.get_or_create(name=spec["name"], defaults=spec)

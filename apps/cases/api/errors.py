@@ -1,6 +1,7 @@
 """Every API error has one shape: {"errors": {"field.path": ["message", ...]}}.
 
-Non-field errors use the key "non_field_errors" (or "detail" for auth/permission errors).
+Non-field errors use the key "non_field_errors" (or "detail" for auth/permission errors,
+"body" for a body that cannot be read: malformed, too large, not JSON).
 """
 
 from __future__ import annotations
@@ -8,11 +9,21 @@ from __future__ import annotations
 from typing import Any
 
 from rest_framework import status
-from rest_framework.exceptions import APIException, ValidationError
+from rest_framework.exceptions import (
+    APIException,
+    ParseError,
+    UnsupportedMediaType,
+    ValidationError,
+)
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from ..errors import CaseError
+from .parsers import PayloadTooLarge
+
+# Errors about the body as a whole (unreadable, too large, not JSON) are keyed "body", so a
+# client can tell them from a field's error without parsing the message.
+BODY_ERRORS = (ParseError, UnsupportedMediaType, PayloadTooLarge)
 
 
 def flatten(detail: Any, prefix: str = "") -> dict[str, list[str]]:
@@ -57,6 +68,8 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         return None
     if isinstance(exc, ValidationError):
         response.data = {"errors": flatten(exc.detail)}
+    elif isinstance(exc, BODY_ERRORS):
+        response.data = {"errors": {"body": [str(exc.detail)]}}
     elif isinstance(exc, APIException):
         response.data = {"errors": {"detail": [str(exc.detail)]}}
     return response
