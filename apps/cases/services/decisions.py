@@ -117,6 +117,10 @@ def decide_case(
             case = access_case(actor, case_id, for_update=True)
             require_eligible(actor, case)
             if hasattr(case, "decision"):
+                if case.decision.resolution_id == resolution_id:
+                    # The same submission raced itself past the first check (double click,
+                    # retried request) and waited on the case lock: the first answer.
+                    return DecisionResult(decision=case.decision, replayed=True)
                 raise CaseError(
                     "conflict", "Another reviewer already decided this case.", case=case
                 )

@@ -107,22 +107,33 @@ def _backoff(attempts: int) -> timedelta:
 
 
 def _take_for_sending(event_id: str, now: datetime) -> bool:
+    """Claim the right to send this event now, with one conditional UPDATE.
+
+    Every condition is on the outbox row itself, on purpose. A condition through a join (the
+    workflow type's callback URL) makes Django write ``WHERE id IN (SELECT ...)``, and
+    PostgreSQL does not re-check such a subquery against a row a concurrent relay has just
+    updated: both relays would take the event and the workflow would be called twice.
+    """
+    # The in-flight hold counts from the later of the caller's `now` (a sweep's start, which
+    # may be minutes old by now) and the clock, so it never starts out already expired.
+    hold_until = max(now, timezone.now()) + timedelta(seconds=IN_FLIGHT_SECONDS)
     taken = OutboxEvent.objects.filter(
         pk=event_id,
         status=OutboxStatus.PENDING,
         next_attempt_at__lte=now,
-        case__workflow_type__callback_url__gt="",
-    ).update(next_attempt_at=now + timedelta(seconds=IN_FLIGHT_SECONDS))
+    ).update(next_attempt_at=hold_until)
     return taken == 1
 
 
-def relay_event(*, event_id: str) -> str:
+def relay_event(*, event_id: str, now: datetime | None = None) -> str:
     """Send one due event once. Returns what happened: delivered, retry, failed, gone,
     skipped (not due, already delivered, pull-only, or another relay holds it)."""
-    now = timezone.now()
+    now = now or timezone.now()
+    event = OutboxEvent.objects.select_related("case__workflow_type").filter(pk=event_id).first()
+    if event is None or not event.case.workflow_type.callback_url:
+        return "skipped"  # gone, or a pull-feed-only workflow: the engine fetches it
     if not _take_for_sending(event_id, now):
         return "skipped"
-    event = OutboxEvent.objects.select_related("case__workflow_type").get(pk=event_id)
     workflow_type = event.case.workflow_type
     payload = json.dumps(event.body, separators=(",", ":"), sort_keys=True)
     sent_at = timezone.now()
@@ -148,7 +159,7 @@ def relay_event(*, event_id: str) -> str:
         status_code = response.status_code
         if not 200 <= status_code < 300:
             error = f"HTTP {status_code}: {response.text[:200]}"
-    except httpx.HTTPError as exc:
+    except (httpx.HTTPError, httpx.InvalidURL) as exc:  # recorded and retried, never lost
         error = f"{type(exc).__name__}: {exc}"[:500]
     duration_ms = int((time.monotonic() - started) * 1000)
     return _record_attempt(event_id, status_code, error, duration_ms)
@@ -167,10 +178,12 @@ def _record_attempt(event_id: str, status_code: int | None, error: str, duration
         event = OutboxEvent.objects.select_for_update().get(pk=event_id)
         if event.status != OutboxStatus.PENDING:
             return "skipped"  # acked through the feed meanwhile
+        # `attempts` is the budget used since the last (supervisor) retry; the log's numbers
+        # keep counting across retries so the history reads 1, 2, 3, ... without repeats.
         event.attempts += 1
         DeliveryAttempt.objects.create(
             event=event,
-            number=event.attempts,
+            number=DeliveryAttempt.objects.filter(event=event).count() + 1,
             attempted_at=now,
             status_code=status_code,
             error=error,
@@ -242,7 +255,7 @@ def relay_due_events(*, now: datetime | None = None, limit: int = 200) -> dict[s
     )
     counts: dict[str, int] = {}
     for event_id in due:
-        outcome = relay_event(event_id=event_id)
+        outcome = relay_event(event_id=event_id, now=now)
         counts[outcome] = counts.get(outcome, 0) + 1
     return counts
 
