@@ -25,3 +25,8 @@ def expire_leases_task() -> int:
 @shared_task(name="cases.expire_waits", time_limit=120)
 def expire_waits_task() -> int:
     return services.expire_waits()
+
+
+@shared_task(name="cases.refresh_priorities", time_limit=300)
+def refresh_priorities_task() -> int:
+    return services.refresh_priorities()

@@ -76,3 +76,22 @@ def test_release_returns_case(claimed_case, worker):
     assert case.state == State.OPEN
     again = claim_case(case_id=case.pk, actor=worker)
     assert again.state == State.CLAIMED
+
+
+def test_priority_rises_as_the_due_time_nears_and_the_change_is_audited(file_invoice_case):
+    import time_machine
+    from django.utils import timezone
+
+    from apps.cases.services import refresh_priorities
+
+    case = file_invoice_case()
+    first_band, first_score = case.priority_band, case.priority_score
+    with time_machine.travel(case.due_at - timezone.timedelta(minutes=30), tick=False):
+        assert refresh_priorities() == 1
+    case.refresh_from_db()
+    assert case.priority_score > first_score
+    assert case.priority_band < first_band  # "P2" sorts before "P3": more urgent
+    assert "due 30 min" in case.priority_explanation
+    event = AuditEvent.objects.get(stream=case.pk, action="case.priority_changed")
+    assert event.before["priority"] == first_band
+    assert event.after["priority"] == case.priority_band

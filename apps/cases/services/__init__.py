@@ -20,6 +20,7 @@ from .leases import (
     release_user_leases,
     renew_lease,
 )
+from .priority import refresh_priorities
 from .waiting import expire_waits
 
 __all__ = [
@@ -34,6 +35,7 @@ __all__ = [
     "file_case",
     "reconcile_side_effect",
     "record_answer",
+    "refresh_priorities",
     "relay_due_events",
     "relay_event",
     "release_case",
