@@ -1,0 +1,131 @@
+/* Exception Desk: small progressive enhancements. Every page works without this file. */
+(function () {
+  "use strict";
+
+  var RENEW_INTERVAL_MS = 60 * 1000;
+
+  function announce(message) {
+    var region = document.getElementById("announcer");
+    if (!region || !message) return;
+    // Clear first so that the same message said twice is announced twice.
+    region.textContent = "";
+    window.setTimeout(function () {
+      region.textContent = message;
+    }, 100);
+  }
+
+  function csrfToken() {
+    try {
+      return JSON.parse(document.body.getAttribute("hx-headers") || "{}")["X-CSRFToken"] || "";
+    } catch (error) {
+      return "";
+    }
+  }
+
+  // Server-sent announcements: HX-Trigger: {"announce": {"message": "..."}}.
+  document.addEventListener("announce", function (event) {
+    announce(event.detail && event.detail.message);
+  });
+
+  // A refused HTMX request (403, 404, 500) is not swapped; say so instead of staying silent.
+  // A failed background poll stays quiet (it is retried in 20 s); only user actions speak.
+  // A poll has no triggering event; a click has one.
+  document.addEventListener("htmx:responseError", function (event) {
+    var detail = event.detail || {};
+    var polled = !(detail.requestConfig && detail.requestConfig.triggeringEvent);
+    if (polled && detail.elt && detail.elt.id === "queue-refresh") return;
+    announce(document.body.dataset.errorMessage);
+  });
+  document.addEventListener("htmx:sendError", function () {
+    announce(document.body.dataset.offlineMessage);
+  });
+
+  // Show only the detail fields of the chosen resolution. Without JavaScript every group
+  // stays visible and the server reads only the chosen one. Disabled groups are neither
+  // validated by the browser nor sent with the draft.
+  function syncResolutionFields(form) {
+    var chosen = form.querySelector('input[name="resolution"]:checked');
+    var groups = form.querySelectorAll("[data-resolution-fields]");
+    for (var i = 0; i < groups.length; i++) {
+      var active = chosen && groups[i].getAttribute("data-resolution-fields") === chosen.value;
+      groups[i].hidden = !active;
+      groups[i].disabled = !active;
+    }
+  }
+
+  function enhanceDecisionForm() {
+    var form = document.getElementById("decide-form");
+    if (!form || form.dataset.enhanced) return;
+    form.dataset.enhanced = "1";
+    syncResolutionFields(form);
+    form.addEventListener("change", function (event) {
+      if (event.target && event.target.name === "resolution") syncResolutionFields(form);
+    });
+  }
+
+  // Lease renewal on the worker's real activity on the decision page: keyboard input,
+  // typing or pointer presses, at most once a minute. Never on a timer, so an idle or
+  // forgotten tab lets the lease lapse and the case returns to the queue.
+  var lastRenewal = 0;
+  var renewing = false;
+
+  function renewOnActivity() {
+    var panel = document.getElementById("lease-panel");
+    if (!panel || !panel.dataset.renewUrl || renewing || document.hidden) return;
+    var now = Date.now();
+    if (now - lastRenewal < RENEW_INTERVAL_MS) return;
+    lastRenewal = now;
+    renewing = true;
+    var body = new URLSearchParams();
+    body.set("lease_token", panel.dataset.leaseToken || "");
+    fetch(panel.dataset.renewUrl, {
+      method: "POST",
+      credentials: "same-origin",
+      headers: {
+        "X-CSRFToken": csrfToken(),
+        "HX-Request": "true",
+        "Content-Type": "application/x-www-form-urlencoded",
+      },
+      body: body,
+    })
+      .then(function (response) {
+        if (response.status === 409) {
+          // The lease is gone; stop trying and tell the worker.
+          delete panel.dataset.renewUrl;
+        }
+        if (response.ok || response.status === 409) {
+          return response.text().then(function (html) {
+            var current = document.getElementById("lease-expiry");
+            if (current && html) current.outerHTML = html;
+            if (response.status === 409) {
+              var replaced = document.getElementById("lease-expiry");
+              announce(replaced && replaced.textContent);
+            }
+          });
+        }
+      })
+      .catch(function () {
+        lastRenewal = 0; // try again on the next activity
+      })
+      .then(function () {
+        renewing = false;
+      });
+  }
+
+  function focusAutofocus(root) {
+    var target = (root || document).querySelector("[autofocus]");
+    if (target && document.activeElement !== target) target.focus();
+  }
+
+  document.addEventListener("DOMContentLoaded", function () {
+    enhanceDecisionForm();
+    focusAutofocus(document);
+    ["keydown", "input", "pointerdown"].forEach(function (name) {
+      document.addEventListener(name, renewOnActivity, { passive: true, capture: true });
+    });
+  });
+
+  // After a swap of the decision form (422 errors, 409 conflict, confirmation), enhance
+  // the new form again; htmx itself moves focus to the element marked autofocus.
+  document.addEventListener("htmx:afterSettle", enhanceDecisionForm);
+})();
