@@ -1,3 +1,4 @@
+from django.conf import settings
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
@@ -22,3 +23,8 @@ urlpatterns = [
     path("api/v1/", include("apps.cases.api.urls")),
     path("", include("apps.cases.urls")),
 ]
+
+# The demo webhook receiver (a stand-in workflow engine for `make run`): never in production
+# unless asked for explicitly.
+if settings.DEBUG or getattr(settings, "DEMO_RECEIVER", False):
+    urlpatterns.insert(-1, path("", include("apps.workflows.urls")))

@@ -50,6 +50,7 @@ INSTALLED_APPS = [
     "apps.workflows",
     "apps.routing",
     "apps.cases",
+    "apps.preferences",
 ]
 
 MIDDLEWARE = [
@@ -140,6 +141,7 @@ CELERY_BEAT_SCHEDULE = {
     "expire-leases": {"task": "cases.expire_leases", "schedule": schedule(30.0)},
     "relay-due-events": {"task": "cases.relay_due_events", "schedule": schedule(15.0)},
     "expire-waits": {"task": "cases.expire_waits", "schedule": schedule(60.0)},
+    "refresh-priorities": {"task": "cases.refresh_priorities", "schedule": schedule(60.0)},
 }
 
 # --- Auth ---------------------------------------------------------------------
@@ -205,6 +207,8 @@ EXCEPTION_DESK = {
     "DELIVERY_TIMEOUT_SECONDS": float(os.environ.get("DELIVERY_TIMEOUT_SECONDS", "10")),
     "QUEUE_PAGE_SIZE": 25,
 }
+# Serve /demo/webhooks/<type>/ (a signature-checking receiver for the living demo).
+DEMO_RECEIVER = env_bool("DEMO_RECEIVER", False)
 DATA_UPLOAD_MAX_MEMORY_SIZE = EXCEPTION_DESK["MAX_BODY_BYTES"]
 
 LOGGING = {

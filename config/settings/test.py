@@ -14,3 +14,4 @@ EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
 CELERY_TASK_ALWAYS_EAGER = False
 # Tests drive relays explicitly (or through a real worker); no stray eager deliveries.
 EXCEPTION_DESK["DELIVERY_TIMEOUT_SECONDS"] = 5.0  # noqa: F405
+STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # noqa: F405 - WhiteNoise warns when missing
