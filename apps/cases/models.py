@@ -85,16 +85,47 @@ class Case(models.Model):
     # --- mutable routing fields, changed only by recorded transitions -----------------
     queue = models.ForeignKey(Queue, on_delete=models.PROTECT, related_name="cases")
     routing_explanation = models.CharField(max_length=300, blank=True)
+    routing_rule_id = models.PositiveIntegerField(null=True, blank=True)
+    routing_rule_version = models.PositiveIntegerField(null=True, blank=True)
+    routing_policy_version = models.CharField(max_length=40, blank=True)
+    # What the task type requires of the decider, copied at filing (changed only by a
+    # recorded reroute): [{"code", "min_proficiency"}], certification codes, etc.
+    required_skills = models.JSONField(default=list, blank=True)
+    required_certifications = models.JSONField(default=list, blank=True)
+    required_language = models.CharField(max_length=16, blank=True)
+    required_jurisdiction = models.CharField(max_length=32, blank=True)
+    authority_amount = models.DecimalField(max_digits=18, decimal_places=2, null=True, blank=True)
+    workload_weight = models.PositiveSmallIntegerField(default=1)
+    data_classification = models.CharField(
+        max_length=16, choices=Classification.choices, default=Classification.INTERNAL
+    )
     state = models.CharField(max_length=24, choices=State.choices, default=State.OPEN)
     close_reason = models.CharField(max_length=32, choices=CloseReason.choices, blank=True)
     severity = models.CharField(max_length=16, choices=Severity.choices)
+    severity_inputs = models.JSONField(default=dict, blank=True)
+    severity_explanation = models.CharField(max_length=300, blank=True)
+    severity_policy_version = models.CharField(max_length=40, blank=True)
     priority_band = models.CharField(max_length=2)
     priority_score = models.IntegerField()
     priority_components = models.JSONField(default=dict)
     priority_policy_version = models.CharField(max_length=40)
     priority_explanation = models.CharField(max_length=300)
+    priority_override_band = models.CharField(max_length=2, blank=True)
+    priority_override_reason = models.CharField(max_length=300, blank=True)
+    priority_override_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+    )
+    priority_override_expires_at = models.DateTimeField(null=True, blank=True)
     due_at = models.DateTimeField()
     original_due_at = models.DateTimeField()
+    breached_at = models.DateTimeField(
+        null=True, blank=True, help_text="First moment the case was past due; never erased."
+    )
+    escalation_level = models.PositiveSmallIntegerField(default=0)
     assignee = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         null=True,
@@ -104,6 +135,11 @@ class Case(models.Model):
     )
     lease_token = models.CharField(max_length=64, blank=True)
     lease_expires_at = models.DateTimeField(null=True, blank=True)
+    lease_kind = models.CharField(max_length=8, blank=True)  # "pull" | "push" | ""
+    release_count = models.PositiveIntegerField(default=0)
+    skip_count = models.PositiveIntegerField(default=0)
+    transfer_count = models.PositiveIntegerField(default=0)
+    reroute_count = models.PositiveIntegerField(default=0)
     version = models.PositiveIntegerField(default=1)
     side_effect_state = models.CharField(
         max_length=24, choices=SideEffectState.choices, default=SideEffectState.NONE_ATTEMPTED
@@ -147,6 +183,13 @@ class Case(models.Model):
             ),
             models.Index(fields=["state", "lease_expires_at"], name="case_lease_idx"),
             models.Index(fields=["state", "waiting_since"], name="case_waiting_idx"),
+            # The queue page and "next case" read active cases in priority order.
+            models.Index(
+                fields=["priority_band", "due_at", "created_at"],
+                name="case_active_order_idx",
+                condition=Q(state__in=["open", "claimed", "waiting"]),
+            ),
+            models.Index(fields=["case_ref"], name="case_ref_idx"),
         ]
 
     def __str__(self) -> str:
@@ -279,3 +322,111 @@ class DeliveryAttempt(models.Model):
 
     def __str__(self) -> str:
         return f"{self.event_id} attempt {self.number}"
+
+
+class TransferKind(models.TextChoices):
+    RELEASE = "release", _("Released by the worker")
+    TRANSFER = "transfer", _("Supervisor transfer")
+    REROUTE = "reroute", _("Reroute (misclassification)")
+    HANDOFF = "handoff", _("Shift hand-off")
+    ABSENCE = "absence", _("Absence recovery")
+    OVERFLOW = "overflow", _("Overflow")
+    PUSH = "push", _("Pushed to a worker")
+
+
+class Transfer(models.Model):
+    """Every change of owner or queue keeps the case id and says from, to, why, who, when."""
+
+    case = models.ForeignKey(Case, on_delete=models.PROTECT, related_name="transfers")
+    kind = models.CharField(max_length=16, choices=TransferKind.choices)
+    from_queue = models.ForeignKey(
+        Queue, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    to_queue = models.ForeignKey(
+        Queue, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    from_user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    to_user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    reason = models.CharField(max_length=300, blank=True)
+    note = models.TextField(blank=True)
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    rule = models.CharField(max_length=120, blank=True)  # the rule or sweep when no person
+    draft_policy = models.CharField(max_length=16, blank=True)  # kept | handed_over | dropped
+    at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["case", "at"]
+        indexes = [models.Index(fields=["kind", "at"], name="transfer_kind_at_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.case_id} {self.kind} at {self.at:%Y-%m-%d %H:%M}"
+
+
+class Escalation(models.Model):
+    """One record per case per level: the unique constraint makes a ladder fire once even
+    when two sweeps race."""
+
+    case = models.ForeignKey(Case, on_delete=models.PROTECT, related_name="escalations")
+    level = models.PositiveSmallIntegerField()
+    action = models.CharField(max_length=24)
+    fired_at = models.DateTimeField()
+    detail = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["case", "level"]
+        constraints = [
+            models.UniqueConstraint(fields=["case", "level"], name="escalation_case_level_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.case_id} L{self.level} {self.action}"
+
+
+class Notification(models.Model):
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notifications"
+    )
+    case = models.ForeignKey(
+        Case, null=True, blank=True, on_delete=models.CASCADE, related_name="notifications"
+    )
+    kind = models.CharField(max_length=32)
+    message = models.CharField(max_length=500)
+    created_at = models.DateTimeField()
+    read_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["user", "read_at"], name="notification_unread_idx")]
+
+    def __str__(self) -> str:
+        return f"to {self.user_id}: {self.message[:40]}"
+
+
+class CapacityAlert(models.Model):
+    """'No eligible worker' for a case: raised at once, visible on the supervisor board,
+    cleared when someone eligible takes the case (never cycled silently)."""
+
+    case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="capacity_alerts")
+    queue = models.ForeignKey(Queue, on_delete=models.PROTECT, related_name="+")
+    explanation = models.CharField(max_length=500)
+    raised_at = models.DateTimeField()
+    cleared_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-raised_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["case"],
+                condition=Q(cleared_at__isnull=True),
+                name="capacity_alert_one_open_per_case",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"no eligible worker for {self.case_id}"

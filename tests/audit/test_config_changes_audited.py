@@ -33,6 +33,11 @@ def test_saving_a_queue_in_the_admin_writes_a_chained_config_event(client, admin
             "owning_team": "Operations",
             "description": queue.description,
             "service_target_minutes": "45",
+            "assignment_model": "fifo_pull",
+            "push_concurrency_cap": "3",
+            "focus_period_minutes": "0",
+            "continuity_release_minutes": "60",
+            "push_bands": "[]",
         },
     )
 
