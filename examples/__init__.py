@@ -1,0 +1,1 @@
+"""Orchestrator integrations of the Exception Desk (see docs/integrating.md)."""
