@@ -363,6 +363,17 @@ class WorkerProfile(models.Model):
         default=Decimal("0"),
         help_text=_("Largest amount this worker may approve."),
     )
+    skills = models.ManyToManyField(Skill, through="WorkerSkill", blank=True)
+    certifications = models.JSONField(default=list, blank=True)
+    languages = models.JSONField(default=list, blank=True)
+    jurisdictions = models.JSONField(default=list, blank=True)
+    on_shift = models.BooleanField(default=True)
+    shift_ends_at = models.DateTimeField(null=True, blank=True)
+    capacity = models.PositiveSmallIntegerField(
+        default=10, help_text=_("Workload units this worker may hold at once.")
+    )
+    last_assigned_at = models.DateTimeField(null=True, blank=True)
+    last_pushed_at = models.DateTimeField(null=True, blank=True)
 
     def __str__(self) -> str:
         return f"profile of {self.user}"
