@@ -1,6 +1,12 @@
 """The reference configuration every install starts from: queues, the seven exception
-classes with their resolutions, and routing rules. Idempotent: `ensure_reference_data()`
-creates what is missing and leaves what an admin changed alone."""
+classes with their resolutions, routing rules, skills, business calendars, overflow routes
+and escalation ladders. Idempotent: `ensure_reference_data()` creates what is missing and
+leaves what an admin changed alone.
+
+Task types (what each workflow type x class requires of the decider) and the queues'
+business calendars are demo configuration, applied by `ensure_demo_routing()`: an install
+without skilled worker profiles would otherwise have cases nobody may claim, and service
+targets would silently switch from the wall clock to business hours."""
 
 from __future__ import annotations
 
@@ -11,7 +17,17 @@ from django.db import transaction
 
 from apps.audit.services import Actor, record
 
-from .models import ExceptionClass, Queue, Resolution, RoutingRule
+from .models import (
+    BusinessCalendar,
+    EscalationStep,
+    ExceptionClass,
+    Queue,
+    Resolution,
+    RoutingRule,
+    Skill,
+    TaskType,
+    TaskTypeSkill,
+)
 
 ROLES = ["worker", "supervisor", "auditor", "quality_reviewer", "admin"]
 
@@ -287,6 +303,92 @@ RULES: list[dict[str, Any]] = [
 ]
 
 
+SKILLS: list[dict[str, str]] = [
+    {"code": "invoice_matching", "name": "Invoice matching"},
+    {"code": "refunds", "name": "Refunds"},
+    {"code": "account_security", "name": "Account security"},
+    {"code": "platform_ops", "name": "Platform operations"},
+]
+
+WEEKDAYS_9_TO_5 = {day: [["09:00", "17:00"]] for day in ("mon", "tue", "wed", "thu", "fri")}
+CALENDARS: list[dict[str, Any]] = [
+    {
+        "name": "eu-finance",
+        "time_zone": "Europe/Berlin",
+        "working_hours": WEEKDAYS_9_TO_5,
+        "holiday_country": "DE",
+    },
+    {
+        "name": "24x7",
+        "time_zone": "UTC",
+        "working_hours": {
+            day: [["00:00", "24:00"]] for day in ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+        },
+    },
+]
+
+# Where a queue's late cases go at escalation level 4. Accounts payable overflows to the
+# finance approvers (same team, the same skills). The other queues hold work that needs
+# their own specialists (security, platform) or are the last stop (triage): none.
+OVERFLOW = {"accounts_payable": "finance_approvals"}
+
+# Every class's ladder: fire when the time left falls to this % of the service target
+# (negative: that far past due), for cases at least this severe.
+ESCALATION_LADDER: list[dict[str, Any]] = [
+    {"level": 1, "action": "remind_assignee", "remaining_percent": 50, "min_severity": ""},
+    {"level": 2, "action": "alert_supervisor", "remaining_percent": 20, "min_severity": ""},
+    {"level": 3, "action": "bump_priority", "remaining_percent": 0, "min_severity": ""},
+    {
+        "level": 4,
+        "action": "transfer_overflow",
+        "remaining_percent": -25,
+        "min_severity": "medium",
+    },
+    {"level": 5, "action": "control_owner", "remaining_percent": -100, "min_severity": "high"},
+]
+
+BUSINESS_CLASSES = [
+    "evidence_required",
+    "evidence_conflict",
+    "policy_denied",
+    "output_rejected",
+    "quality_threshold_missed",
+]
+PLATFORM_CLASSES = ["execution_uncertain", "recovery_exhausted"]
+
+
+def _task_type(skill: str, weight: int, **extra: Any) -> dict[str, Any]:
+    return {"skills": [(skill, 1)], "workload_weight": weight, **extra}
+
+
+# (workflow type, class) -> requirements. Platform faults need platform operations
+# whatever the workflow; the business classes need the workflow's own domain skill.
+DEMO_TASK_TYPES: dict[tuple[str, str], dict[str, Any]] = {
+    **{("invoice_match", c): _task_type("invoice_matching", 1) for c in BUSINESS_CLASSES},
+    **{("refund_approval", c): _task_type("refunds", 1) for c in BUSINESS_CLASSES},
+    ("refund_approval", "policy_denied"): _task_type("refunds", 2, authority_by_amount=True),
+    **{
+        ("support_account_change", c): _task_type(
+            "account_security", 2, data_classification="confidential"
+        )
+        for c in BUSINESS_CLASSES
+    },
+    **{
+        (workflow, c): _task_type("platform_ops", 2)
+        for workflow in ("invoice_match", "refund_approval", "support_account_change")
+        for c in PLATFORM_CLASSES
+    },
+}
+
+DEMO_QUEUE_CALENDARS = {
+    "accounts_payable": "eu-finance",
+    "finance_approvals": "eu-finance",
+    "platform": "24x7",
+    "security_review": "24x7",
+    "triage": "24x7",
+}
+
+
 def ensure_reference_data() -> None:
     actor = Actor.system("reference-data")
     with transaction.atomic():
@@ -341,3 +443,107 @@ def ensure_reference_data() -> None:
                     action="config.created",
                     after={"id": rule.pk, "name": rule.name, "queue": spec["queue"]},
                 )
+        _ensure_skills(actor)
+        _ensure_calendars(actor)
+        _ensure_overflow_routes(actor, queues)
+        _ensure_escalation_ladders(actor)
+
+
+def _created(actor: Actor, model: str, after: dict[str, Any]) -> None:
+    record(stream=f"config:routing.{model}", actor=actor, action="config.created", after=after)
+
+
+def _ensure_skills(actor: Actor) -> None:
+    for spec in SKILLS:
+        skill, created = Skill.objects.get_or_create(code=spec["code"], defaults=spec)
+        if created:
+            _created(actor, "skill", {"id": skill.pk, "code": skill.code})
+
+
+def _ensure_calendars(actor: Actor) -> None:
+    for spec in CALENDARS:
+        calendar, created = BusinessCalendar.objects.get_or_create(name=spec["name"], defaults=spec)
+        if created:
+            _created(actor, "businesscalendar", {"id": calendar.pk, **spec})
+
+
+def _ensure_overflow_routes(actor: Actor, queues: dict[str, Queue]) -> None:
+    """Fill an overflow route that is missing; one an admin set is left alone."""
+    for name, overflow in OVERFLOW.items():
+        queue = queues[name]
+        if queue.overflow_queue_id is None:
+            queue.overflow_queue = queues[overflow]
+            queue.save(update_fields=["overflow_queue"])
+            record(
+                stream="config:routing.queue",
+                actor=actor,
+                action="config.changed",
+                before={"id": queue.pk, "overflow_queue": None},
+                after={"id": queue.pk, "overflow_queue": overflow},
+            )
+
+
+def _ensure_escalation_ladders(actor: Actor) -> None:
+    for exception_class in ExceptionClass.objects.all():
+        for spec in ESCALATION_LADDER:
+            step, created = EscalationStep.objects.get_or_create(
+                exception_class=exception_class,
+                level=spec["level"],
+                defaults={k: v for k, v in spec.items() if k != "level"},
+            )
+            if created:
+                _created(
+                    actor,
+                    "escalationstep",
+                    {"id": step.pk, "class": exception_class.code, **spec},
+                )
+
+
+def ensure_demo_routing() -> None:
+    """The demo's task types and queue calendars; `seed_demo` calls this after it has made
+    the workflow types. Idempotent like `ensure_reference_data()` (which it runs first):
+    a missing task type is created, an existing one is left as an admin left it; a queue
+    gets its demo calendar only while it has none."""
+    from apps.workflows.models import WorkflowType
+
+    ensure_reference_data()
+    actor = Actor.system("reference-data")
+    with transaction.atomic():
+        workflow_types = {w.name: w for w in WorkflowType.objects.all()}
+        classes = {c.code: c for c in ExceptionClass.objects.all()}
+        skills = {s.code: s for s in Skill.objects.all()}
+        for (workflow_name, class_code), spec in DEMO_TASK_TYPES.items():
+            workflow_type = workflow_types.get(workflow_name)
+            if workflow_type is None:
+                continue  # this install does not run that workflow
+            fields = {k: v for k, v in spec.items() if k != "skills"}
+            task_type, created = TaskType.objects.get_or_create(
+                workflow_type=workflow_type, exception_class=classes[class_code], defaults=fields
+            )
+            if not created:
+                continue
+            for skill_code, proficiency in spec["skills"]:
+                TaskTypeSkill.objects.create(
+                    task_type=task_type, skill=skills[skill_code], min_proficiency=proficiency
+                )
+            _created(
+                actor,
+                "tasktype",
+                {
+                    "id": task_type.pk,
+                    "task_type": f"{workflow_name}/{class_code}",
+                    **fields,
+                    "skills": [f"{code}>={level}" for code, level in spec["skills"]],
+                },
+            )
+        calendars = {c.name: c for c in BusinessCalendar.objects.all()}
+        for queue in Queue.objects.filter(name__in=DEMO_QUEUE_CALENDARS, calendar__isnull=True):
+            queue.calendar = calendars[DEMO_QUEUE_CALENDARS[queue.name]]
+            queue.save(update_fields=["calendar"])
+            record(
+                stream="config:routing.queue",
+                actor=actor,
+                action="config.changed",
+                before={"id": queue.pk, "calendar": None},
+                after={"id": queue.pk, "calendar": queue.calendar.name},
+            )

@@ -142,6 +142,15 @@ CELERY_BEAT_SCHEDULE = {
     "relay-due-events": {"task": "cases.relay_due_events", "schedule": schedule(15.0)},
     "expire-waits": {"task": "cases.expire_waits", "schedule": schedule(60.0)},
     "refresh-priorities": {"task": "cases.refresh_priorities", "schedule": schedule(60.0)},
+    "escalate-due-cases": {"task": "cases.escalate_due_cases", "schedule": schedule(60.0)},
+    "expire-overrides": {"task": "cases.expire_overrides", "schedule": schedule(60.0)},
+    "lapse-capacity-adjustments": {
+        "task": "cases.lapse_capacity_adjustments",
+        "schedule": schedule(60.0),
+    },
+    "end-shifts": {"task": "cases.end_shifts", "schedule": schedule(60.0)},
+    "assign-pushed-cases": {"task": "cases.assign_pushed_cases", "schedule": schedule(30.0)},
+    "check-capacity-alerts": {"task": "cases.check_capacity_alerts", "schedule": schedule(60.0)},
 }
 
 # --- Auth ---------------------------------------------------------------------
@@ -206,6 +215,8 @@ EXCEPTION_DESK = {
     "DELIVERY_MAX_DELAY_SECONDS": float(os.environ.get("DELIVERY_MAX_DELAY_SECONDS", "3600")),
     "DELIVERY_TIMEOUT_SECONDS": float(os.environ.get("DELIVERY_TIMEOUT_SECONDS", "10")),
     "QUEUE_PAGE_SIZE": 25,
+    # Absolute base for links in e-mails, e.g. https://desk.example.com (empty: relative).
+    "SITE_URL": os.environ.get("SITE_URL", "").rstrip("/"),
 }
 # Serve /demo/webhooks/<type>/ (a signature-checking receiver for the living demo).
 DEMO_RECEIVER = env_bool("DEMO_RECEIVER", False)

@@ -91,7 +91,7 @@ def test_priority_rises_as_the_due_time_nears_and_the_change_is_audited(file_inv
     case.refresh_from_db()
     assert case.priority_score > first_score
     assert case.priority_band < first_band  # "P2" sorts before "P3": more urgent
-    assert "due 30 min" in case.priority_explanation
+    assert "due in 30 min" in case.priority_explanation
     event = AuditEvent.objects.get(stream=case.pk, action="case.priority_changed")
     assert event.before["priority"] == first_band
     assert event.after["priority"] == case.priority_band

@@ -16,6 +16,7 @@ from apps.audit.services import verify
 from apps.cases.models import Case, DeliveryStatus, OutboxEvent, OutboxStatus, State
 from apps.cases.services import claim_case, expire_leases, relay_due_events
 from apps.cases.services.leases import lease_duration
+from apps.routing.models import WorkerProfile
 from tests.delivery.helpers import claim_and_decide
 
 from .threads import run_at_once
@@ -27,6 +28,8 @@ EVENTS = 12
 
 
 def test_two_lease_sweeps_at_once_expire_each_lapsed_claim_exactly_once(file_invoice_case, worker):
+    # One worker holding many claims at once: give them the capacity for it.
+    WorkerProfile.objects.filter(user=worker).update(capacity=CASES)
     cases = [claim_case(case_id=file_invoice_case().pk, actor=worker) for _ in range(CASES)]
     after_expiry = timezone.now() + lease_duration() + timedelta(seconds=1)
 

@@ -3,18 +3,37 @@ cancel."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from apps.audit.services import Actor, record, sha256_hex
-from apps.routing.models import PLATFORM_QUEUE, TRIAGE_QUEUE, ExceptionClass, Queue, RoutingRule
-from apps.routing.policy import classify, due_at
+from apps.routing.models import (
+    CLASSIFICATION_RANK,
+    PLATFORM_QUEUE,
+    TRIAGE_QUEUE,
+    Classification,
+    ExceptionClass,
+    Queue,
+    RoutingRule,
+    TaskType,
+)
+from apps.routing.policy import (
+    CalendarSpec,
+    RoutingDecision,
+    classify,
+    compute_severity,
+    due_at,
+    task_type_key,
+)
 from apps.workflows.models import ApiSource, WorkflowType
 
 from ..errors import CaseError
 from ..models import Case, CloseReason, SideEffectState, State
+from .alerts import raise_if_no_eligible_worker
 from .common import add_evidence, case_evidence_digest, evidence_item_digest, refresh_priority
 from .transitions import clear_lease, commit_change, move, snapshot
 
@@ -32,27 +51,121 @@ def dedupe_key_for(packet: dict[str, Any]) -> str:
     )
 
 
-def _route(packet: dict[str, Any], exception_class: ExceptionClass) -> tuple[Queue, str]:
+@dataclass(frozen=True)
+class Requirements:
+    """What the case's task type asks of whoever decides it, copied onto the case."""
+
+    task_type: str  # "workflow_type/class", or "" when no task type is configured
+    skills: list[dict[str, Any]]
+    certifications: list[str]
+    language: str
+    jurisdiction: str
+    authority_amount: Decimal | None
+    workload_weight: int
+    data_classification: str
+
+
+def _requirements(
+    packet: dict[str, Any], workflow_type: WorkflowType, exception_class: ExceptionClass
+) -> Requirements:
+    """Copy the task type's requirements; no task type means weight 1 and no skills.
+
+    The data classification is the more sensitive of the task type's and the filed
+    evidence's, so the case never claims to be less sensitive than what it holds.
+    "@region" in a task type's jurisdiction takes the case's region; a case without a
+    region keeps "@region", which no worker holds: it waits for a supervisor rather than
+    going to someone of the wrong jurisdiction.
+    """
+    attributes = packet.get("attributes") or {}
+    task_type = (
+        TaskType.objects.filter(workflow_type=workflow_type, exception_class=exception_class)
+        .prefetch_related("tasktypeskill_set__skill")
+        .first()
+    )
+    evidence_levels = [str(item.get("classification")) for item in packet.get("evidence") or []]
+    if task_type is None:
+        return Requirements(
+            task_type="",
+            skills=[],
+            certifications=[],
+            language="",
+            jurisdiction="",
+            authority_amount=None,
+            workload_weight=1,
+            data_classification=_most_sensitive([Classification.INTERNAL, *evidence_levels]),
+        )
+    jurisdiction = task_type.jurisdiction
+    if jurisdiction == "@region" and attributes.get("region"):
+        jurisdiction = str(attributes["region"])
+    return Requirements(
+        task_type=task_type_key(workflow_type.name, exception_class.code),
+        skills=[
+            {"code": link.skill.code, "min_proficiency": link.min_proficiency}
+            for link in sorted(task_type.tasktypeskill_set.all(), key=lambda x: x.skill.code)
+        ],
+        certifications=list(task_type.certifications or []),
+        language=task_type.language,
+        jurisdiction=jurisdiction[:32],
+        authority_amount=_decimal(attributes.get("amount"))
+        if task_type.authority_by_amount
+        else None,
+        workload_weight=task_type.workload_weight,
+        data_classification=_most_sensitive([task_type.data_classification, *evidence_levels]),
+    )
+
+
+def _most_sensitive(levels: list[str]) -> str:
+    known = [level for level in levels if level in CLASSIFICATION_RANK]
+    return max(known, key=lambda level: CLASSIFICATION_RANK[level])
+
+
+def _decimal(value: Any) -> Decimal | None:
+    try:
+        return None if value in (None, "") else Decimal(str(value))
+    except (InvalidOperation, ValueError):
+        return None
+
+
+def _route(
+    packet: dict[str, Any], exception_class: ExceptionClass, severity: str
+) -> tuple[Queue, RoutingDecision]:
+    """Stage one, classification: the first matching rule over trusted metadata picks the
+    queue (the summary and notes a model wrote are never consulted)."""
     attributes = packet.get("attributes") or {}
     facts = {
         "workflow_type": packet["workflow_type"],
         "exception_class": exception_class.code,
+        "task_type": task_type_key(packet["workflow_type"], exception_class.code),
         "tenant": attributes.get("tenant"),
         "region": attributes.get("region"),
-        "severity": exception_class.default_severity,
+        "severity": severity,
         "amount": attributes.get("amount"),
     }
     rules = [
-        rule.as_policy_rule()
-        for rule in RoutingRule.objects.filter(active=True).select_related("queue")
+        {
+            **rule.as_policy_rule(),
+            "queue_accepts": [
+                task_type_key(accepted.workflow_type.name, accepted.exception_class.code)
+                for accepted in rule.queue.accepted_task_types.all()
+            ],
+        }
+        for rule in RoutingRule.objects.filter(active=True)
+        .select_related("queue")
+        .prefetch_related(
+            "queue__accepted_task_types__workflow_type",
+            "queue__accepted_task_types__exception_class",
+        )
     ]
     decision = classify(facts, rules, fallback_queue=TRIAGE_QUEUE)
-    queue = Queue.objects.filter(name=decision.queue).first()
+    queue = Queue.objects.select_related("calendar").filter(name=decision.queue).first()
     if queue is None:
-        return Queue.objects.get(
-            name=TRIAGE_QUEUE
-        ), f"{decision.explanation}; queue missing: triage"
-    return queue, decision.explanation
+        decision = replace(
+            decision,
+            queue=TRIAGE_QUEUE,
+            explanation=f"{decision.explanation}; queue {decision.queue} missing: triage",
+        )
+        queue = Queue.objects.select_related("calendar").get(name=TRIAGE_QUEUE)
+    return queue, decision
 
 
 def file_case(*, source: ApiSource, packet: dict[str, Any]) -> tuple[Case, bool]:
@@ -101,20 +214,28 @@ def _create(
     digest: str,
 ) -> Case:
     now = timezone.now()
+    attributes = packet.get("attributes") or {}
+    severity = compute_severity(
+        class_default=exception_class.default_severity, attributes=attributes
+    )
+    requirements = _requirements(packet, workflow_type, exception_class)
     if workflow_type.supports(packet["workflow_version"]):
-        queue, why = _route(packet, exception_class)
+        queue, decision = _route(packet, exception_class, severity.level)
+        why = decision.explanation
         state = State.OPEN
     else:
         # Release case 9: a checkpoint of a version this desk cannot read is parked for the
         # platform team, never offered to a worker who would decide on a misread packet.
-        queue = Queue.objects.get(name=PLATFORM_QUEUE)
+        queue = Queue.objects.select_related("calendar").get(name=PLATFORM_QUEUE)
         why = (
             f"workflow version {packet['workflow_version']} not in supported "
             f"{workflow_type.supported_versions}: quarantined"
         )
+        decision = RoutingDecision(queue=queue.name, rule_id=None, explanation=why)
         state = State.QUARANTINED
+    # The service target runs on the queue's business calendar (none: around the clock).
     target = queue.service_target_minutes or exception_class.service_target_minutes
-    due = due_at(now, target)
+    due = due_at(now, target, CalendarSpec.of(queue.calendar))
     evidence = packet.get("evidence") or []
     item_digests = [evidence_item_digest(item) for item in evidence]
     case = Case(
@@ -142,8 +263,21 @@ def _create(
         created_at=now,
         queue=queue,
         routing_explanation=why[:300],
+        routing_rule_id=decision.rule_id,
+        routing_rule_version=decision.rule_version,
+        routing_policy_version=decision.policy_version,
+        required_skills=requirements.skills,
+        required_certifications=requirements.certifications,
+        required_language=requirements.language,
+        required_jurisdiction=requirements.jurisdiction,
+        authority_amount=requirements.authority_amount,
+        workload_weight=requirements.workload_weight,
+        data_classification=requirements.data_classification,
         state=state,
-        severity=exception_class.default_severity,
+        severity=severity.level,
+        severity_inputs=severity.inputs,
+        severity_explanation=severity.explanation,
+        severity_policy_version=severity.policy_version,
         due_at=due,
         original_due_at=due,
         side_effect_state=packet.get("side_effect_state") or SideEffectState.NONE_ATTEMPTED,
@@ -158,9 +292,22 @@ def _create(
             stream=case.pk,
             actor=Actor.source(source),
             action="case.filed",
-            after={**snapshot(case), "routing": why, "dedupe_key": key, "packet_digest": digest},
+            after={
+                **snapshot(case),
+                "routing": why,
+                "routing_rule": [decision.rule_id, decision.rule_version],
+                "routing_policy_version": decision.policy_version,
+                "task_type": requirements.task_type,
+                "severity": severity.level,
+                "severity_explanation": severity.explanation,
+                "priority_explanation": case.priority_explanation,
+                "dedupe_key": key,
+                "packet_digest": digest,
+            },
             at=now,
         )
+    # Issue 3 (assignment): nobody on shift able to take it -> capacity alert at once.
+    raise_if_no_eligible_worker(case=case)
     return case
 
 

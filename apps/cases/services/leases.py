@@ -17,7 +17,10 @@ from apps.routing.models import WorkerProfile
 
 from ..access import access_case, require_eligible
 from ..errors import CaseError
-from ..models import Case, State
+from ..models import Case, Draft, State, Transfer, TransferKind
+from .alerts import clear_capacity_alert
+from .capacity import lock_profile, require_headroom
+from .transfers import record_transfer
 from .transitions import clear_lease, commit_change, move, snapshot
 
 
@@ -25,17 +28,19 @@ def lease_duration() -> timedelta:
     return timedelta(seconds=settings.EXCEPTION_DESK["LEASE_SECONDS"])
 
 
-def _lock_worker(user: Any) -> None:
+def _lock_worker(user: Any) -> WorkerProfile:
     # Taken first so that later capacity checks (and parallel "next case" requests of one
     # worker) serialize on the worker, always before any case row: one lock order, no
     # deadlocks.
-    WorkerProfile.objects.get_or_create(user=user)
-    WorkerProfile.objects.select_for_update().filter(user=user).first()
+    return lock_profile(user)
 
 
 def claim_case(*, case_id: str, actor: Any) -> Case:
+    """Pull: the worker takes a listed case under a lease. Eligibility (every hard constraint)
+    and capacity (held weights + this case's <= effective capacity) are checked with the
+    worker's profile row locked, so parallel claims of one worker cannot overshoot."""
     with transaction.atomic(durable=True):
-        _lock_worker(actor)
+        profile = _lock_worker(actor)
         case = access_case(actor, case_id, for_update=True)
         require_eligible(actor, case)
         if case.state == State.CLAIMED and case.assignee_id == actor.pk:
@@ -45,11 +50,16 @@ def claim_case(*, case_id: str, actor: Any) -> Case:
             raise CaseError(
                 "conflict", f"The case is {case.get_state_display().lower()}{who}.", case=case
             )
+        now = timezone.now()
+        require_headroom(profile, case, now=now)
         before = snapshot(case)
         move(case, State.CLAIMED)
         case.assignee = actor
         case.lease_token = secrets.token_urlsafe(24)
-        case.lease_expires_at = timezone.now() + lease_duration()
+        case.lease_expires_at = now + lease_duration()
+        case.lease_kind = "pull"
+        WorkerProfile.objects.filter(pk=profile.pk).update(last_assigned_at=now)
+        clear_capacity_alert(case=case)
         return commit_change(case, actor=Actor.user(actor), action="case.claimed", before=before)
 
 
@@ -88,6 +98,15 @@ def release_case(*, case_id: str, actor: Any, lease_token: str, reason: str = ""
         move(case, State.OPEN)
         case.assignee = None
         clear_lease(case)
+        case.lease_kind = ""
+        case.release_count += 1
+        record_transfer(
+            case,
+            kind=TransferKind.RELEASE,
+            from_user=actor,
+            actor=actor,
+            reason=reason or "released by worker",
+        )
         return commit_change(
             case,
             actor=Actor.user(actor),
@@ -115,6 +134,11 @@ def release_user_leases(*, user: Any, reason: str) -> int:
             move(case, State.OPEN)
             case.assignee = None
             clear_lease(case)
+            case.lease_kind = ""
+            case.release_count += 1
+            record_transfer(
+                case, kind=TransferKind.RELEASE, from_user=user, actor=user, reason=reason
+            )
             commit_change(
                 case, actor=Actor.user(user), action="case.released", before=before, reason=reason
             )
@@ -126,7 +150,9 @@ def expire_leases(*, now: datetime | None = None) -> int:
     """Return every case whose lease lapsed to open. Set-based and safe when two sweeps overlap:
     rows are taken with SKIP LOCKED and updated only while still claimed and expired, which
     also proves no decision committed (a decision moves the case out of `claimed` in the same
-    transaction). Drafts are kept."""
+    transaction). Each return counts as a release and leaves a Transfer row (rule
+    "lease-sweep") next to the audit event; drafts are kept, so whoever takes the case next
+    (the same worker included) finds their own draft where they left it."""
     now = now or timezone.now()
     with transaction.atomic(durable=True):
         expired = list(
@@ -144,8 +170,25 @@ def expire_leases(*, now: datetime | None = None) -> int:
             assignee=None,
             lease_token="",
             lease_expires_at=None,
+            lease_kind="",
+            release_count=F("release_count") + 1,
             version=F("version") + 1,
             updated_at=now,
+        )
+        with_drafts = set(Draft.objects.filter(case_id__in=ids).values_list("case_id", flat=True))
+        Transfer.objects.bulk_create(
+            Transfer(
+                case=case,
+                kind=TransferKind.RELEASE,
+                from_queue=case.queue,
+                to_queue=case.queue,
+                from_user=case.assignee,
+                rule="lease-sweep",
+                reason="lease expired without a decision",
+                draft_policy="kept" if case.pk in with_drafts else "",
+                at=now,
+            )
+            for case in expired
         )
         for case in expired:
             before = snapshot(case)
