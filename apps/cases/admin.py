@@ -20,8 +20,15 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 
 class EvidenceInline(admin.TabularInline):
     model = EvidenceItem
-    fields = ["version", "position", "ref", "source", "source_timestamp", "classification",
-              "digest"]
+    fields = [
+        "version",
+        "position",
+        "ref",
+        "source",
+        "source_timestamp",
+        "classification",
+        "digest",
+    ]
     readonly_fields = fields
     extra = 0
     can_delete = False

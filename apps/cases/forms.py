@@ -4,17 +4,26 @@ business rules (field schemas, leases, versions) and the views map their errors 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 from urllib.parse import urlencode
 
 from django import forms
 from django.http import QueryDict
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from apps.routing.models import ExceptionClass, Queue, Resolution
 
-from .models import SideEffectState, State
-from .selectors import ANY_STATE, DEFAULT_SORT, SORT_ORDERINGS, QueueFilters
+from .models import Case, SideEffectState, State
+from .selectors import (
+    ANY_STATE,
+    DEFAULT_SORT,
+    SORT_ORDERINGS,
+    QueueFilters,
+    reroute_targets,
+    transfer_targets,
+)
 
 # --- Queue page -------------------------------------------------------------------------
 
@@ -272,3 +281,249 @@ def resolution_options(
             )
         )
     return options
+
+
+# --- Supervisor actions (board and decision page) ---------------------------------------
+# The services validate the business rules again (band, expiry window, reason); the forms
+# shape the input and give each field the label and error the page shows next to it.
+
+BAND_CHOICES = [("P1", "P1"), ("P2", "P2"), ("P3", "P3"), ("P4", "P4")]
+CLEAR_OVERRIDE = "clear"
+DATETIME_INPUT_FORMATS = ["%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M:%S"]
+
+
+class LocalDateTimeField(forms.DateTimeField):
+    """A `datetime-local` input read in the desk's time zone (the hint on the page names it)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("input_formats", DATETIME_INPUT_FORMATS)
+        kwargs.setdefault(
+            "error_messages", {"invalid": _("Enter a date and time, e.g. 2026-03-14 16:30.")}
+        )
+        super().__init__(**kwargs)
+
+
+def _reason_field(label: Any = None) -> forms.CharField:
+    return forms.CharField(
+        label=label or _("Reason"),
+        max_length=300,
+        error_messages={"required": _("Give a reason: it is kept in the case's history.")},
+    )
+
+
+class CaseReferenceMixin(forms.Form):
+    """On the board a supervisor names the case (id or business reference)."""
+
+    case = forms.CharField(
+        label=_("Case id or reference"),
+        max_length=200,
+        error_messages={"required": _("Name the case: its id or its reference.")},
+    )
+
+
+class TransferForm(forms.Form):
+    to_queue = forms.ChoiceField(label=_("To queue"), required=False)
+    to_user = forms.ChoiceField(label=_("To worker"), required=False)
+    reason = _reason_field()
+    note = forms.CharField(label=_("Note for the next owner"), required=False, max_length=2000)
+
+    def __init__(self, *args: Any, queues: list[Queue], workers: list[Any], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["to_queue"].choices = [("", _("Keep the current queue"))] + [
+            (queue.name, str(queue)) for queue in queues
+        ]
+        self.fields["to_user"].choices = [("", _("Nobody: back to the queue"))] + [
+            (str(worker.pk), worker.get_username()) for worker in workers
+        ]
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        if not data.get("to_queue") and not data.get("to_user") and not self.has_error("to_queue"):
+            # Shown at the first choice of the "Send it to" group, where the fix is made.
+            self.add_error("to_queue", _("Choose a queue, a worker, or both."))
+        return data
+
+
+class BoardTransferForm(CaseReferenceMixin, TransferForm):
+    field_order = ["case", "to_queue", "to_user", "reason", "note"]
+
+
+class RerouteForm(forms.Form):
+    to_queue = forms.ChoiceField(
+        label=_("Correct queue"),
+        error_messages={"required": _("Choose the queue this case belongs in.")},
+    )
+    reason = _reason_field(_("What was misclassified"))
+
+    def __init__(self, *args: Any, queues: list[Queue], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["to_queue"].choices = [("", _("Choose…"))] + [
+            (queue.name, str(queue)) for queue in queues
+        ]
+
+
+class PriorityOverrideForm(forms.Form):
+    band = forms.ChoiceField(
+        label=_("Priority"),
+        choices=[*BAND_CHOICES, (CLEAR_OVERRIDE, _("Remove the override"))],
+        error_messages={"required": _("Choose a band, or remove the override.")},
+    )
+    reason = _reason_field()
+    expires_at = LocalDateTimeField(label=_("Override ends at"), required=False)
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        wants_override = data.get("band") in dict(BAND_CHOICES)
+        if wants_override and not data.get("expires_at") and "expires_at" not in self.errors:
+            self.add_error("expires_at", _("An override needs an end: give a date and time."))
+        return data
+
+
+class BoardPriorityForm(CaseReferenceMixin, PriorityOverrideForm):
+    field_order = ["case", "band", "reason", "expires_at"]
+
+
+class DueDateForm(forms.Form):
+    due_at = LocalDateTimeField(
+        label=_("New due date"),
+        error_messages={
+            "required": _("Give the new due date and time."),
+            "invalid": _("Enter a date and time, e.g. 2026-03-14 16:30."),
+        },
+    )
+    reason = _reason_field()
+
+
+class CapacityForm(forms.Form):
+    worker = forms.ChoiceField(
+        label=_("Worker"), error_messages={"required": _("Choose the worker.")}
+    )
+    capacity = forms.IntegerField(
+        label=_("Capacity (workload units)"),
+        min_value=0,
+        max_value=100,
+        error_messages={"required": _("Give the capacity in workload units, e.g. 4.")},
+    )
+    reason = _reason_field()
+    expires_at = LocalDateTimeField(
+        label=_("Adjustment ends at"),
+        error_messages={
+            "required": _("Give the end of the adjustment (e.g. the end of the shift)."),
+            "invalid": _("Enter a date and time, e.g. 2026-03-14 16:30."),
+        },
+    )
+
+    def __init__(self, *args: Any, workers: list[Any], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["worker"].choices = [("", _("Choose…"))] + [
+            (str(worker.pk), worker.get_username()) for worker in workers
+        ]
+
+
+class AbsenceForm(forms.Form):
+    worker = forms.ChoiceField(
+        label=_("Absent worker"), error_messages={"required": _("Choose the absent worker.")}
+    )
+
+    def __init__(self, *args: Any, workers: list[Any], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["worker"].choices = [("", _("Choose…"))] + [
+            (str(worker.pk), worker.get_username()) for worker in workers
+        ]
+
+
+# --- Worker: shift and skip ---------------------------------------------------------------
+
+
+class ShiftForm(forms.Form):
+    on_shift = forms.ChoiceField(
+        choices=[("on", _("Go on shift")), ("off", _("Go off shift"))],
+        widget=forms.HiddenInput,
+    )
+    handoff_note = forms.CharField(
+        label=_("Hand-off note for whoever takes over your cases"),
+        required=False,
+        max_length=2000,
+    )
+
+
+SKIP_REASONS = [
+    ("outside_expertise", _("Outside my expertise")),
+    ("conflict_of_interest", _("Possible conflict of interest")),
+    ("needs_context", _("Needs someone who knows this entity")),
+    ("other", _("Another reason")),
+]
+
+
+class SkipForm(forms.Form):
+    """A worker passes a case of a pull queue to a colleague. A fixed list keeps the
+    counted reasons comparable in the data."""
+
+    reason = forms.ChoiceField(
+        label=_("Why are you skipping this case?"),
+        choices=SKIP_REASONS,
+        error_messages={"required": _("Choose why you skip this case.")},
+    )
+
+    def reason_text(self) -> str:
+        return str(dict(SKIP_REASONS)[self.cleaned_data["reason"]])
+
+
+# --- Shared by the supervisor pages -------------------------------------------------------
+
+# What a new override or capacity adjustment proposes as its end: the rest of a shift.
+DEFAULT_EXPIRY = timedelta(hours=8)
+DATETIME_LOCAL = "%Y-%m-%dT%H:%M"
+
+
+def default_expiry() -> str:
+    return timezone.localtime(timezone.now() + DEFAULT_EXPIRY).strftime(DATETIME_LOCAL)
+
+
+def error_summary(form: forms.Form | None, prefix: str) -> list[tuple[str, str]]:
+    """(anchor id, message) pairs of a bound form's errors, in field order; the anchors are
+    the input ids the templates give (`<prefix>-<field name>`)."""
+    if form is None or not form.is_bound or not form.errors:
+        return []
+    entries = [("", str(message)) for message in form.non_field_errors()]
+    for name in form.fields:
+        entries.extend((f"{prefix}-{name}", str(message)) for message in form.errors.get(name, []))
+    return entries
+
+
+@dataclass
+class SupervisorForms:
+    """The forms of the decision page's supervisor panel. A failed one is bound (with its
+    errors) and named in `failed`, so its error summary takes focus."""
+
+    transfer: TransferForm
+    reroute: RerouteForm
+    priority: PriorityOverrideForm
+    due: DueDateForm
+    failed: str = ""
+
+    @property
+    def errors(self) -> list[tuple[str, str]]:
+        if not self.failed:
+            return []
+        return error_summary(getattr(self, self.failed), f"supervise-{self.failed}")
+
+
+def other_queues(queues: list[Queue], case: Case) -> list[Queue]:
+    return [queue for queue in queues if queue.pk != case.queue_id]
+
+
+def supervisor_forms(user: Any, case: Case, **bound: forms.Form) -> SupervisorForms:
+    queues, workers = transfer_targets(user)
+    return SupervisorForms(
+        transfer=bound.get("transfer")
+        or TransferForm(queues=other_queues(queues, case), workers=workers),
+        reroute=bound.get("reroute") or RerouteForm(queues=other_queues(reroute_targets(), case)),
+        priority=bound.get("priority")
+        or PriorityOverrideForm(initial={"expires_at": default_expiry()}),
+        due=bound.get("due")
+        or DueDateForm(
+            initial={"due_at": timezone.localtime(case.due_at).strftime(DATETIME_LOCAL)}
+        ),
+        failed=next(iter(bound), ""),
+    )

@@ -9,6 +9,9 @@ from .models import ApiKey, ApiSource, WorkflowType
 class WorkflowTypeAdmin(AuditedModelAdmin):
     list_display = ["name", "display_name", "supported_versions", "callback_url"]
     search_fields = ["name", "display_name"]
+    # Shown so an admin can copy it into the workflow's webhook verifier, never edited
+    # here: a typo would silently break every signature. New types get a random secret.
+    readonly_fields = ["signing_secret"]
 
 
 @admin.register(ApiSource)

@@ -33,7 +33,8 @@
   document.addEventListener("htmx:responseError", function (event) {
     var detail = event.detail || {};
     var polled = !(detail.requestConfig && detail.requestConfig.triggeringEvent);
-    if (polled && detail.elt && detail.elt.id === "queue-refresh") return;
+    // A failed background poll is not the user's action: stay quiet, the next poll retries.
+    if (polled && detail.elt && detail.elt.hasAttribute("data-poll")) return;
     announce(document.body.dataset.errorMessage);
   });
   document.addEventListener("htmx:sendError", function () {
@@ -128,4 +129,39 @@
   // After a swap of the decision form (422 errors, 409 conflict, confirmation), enhance
   // the new form again; htmx itself moves focus to the element marked autofocus.
   document.addEventListener("htmx:afterSettle", enhanceDecisionForm);
+
+  // What a focused region says: its title (aria-labelledby) and its messages (list items,
+  // else the first paragraph), on one line.
+  function regionSummary(region) {
+    var parts = [];
+    (region.getAttribute("aria-labelledby") || "").split(/\s+/).forEach(function (id) {
+      var title = id && document.getElementById(id);
+      if (title) parts.push(title.textContent);
+    });
+    var items = region.querySelectorAll("li");
+    for (var i = 0; i < items.length; i++) parts.push(items[i].textContent);
+    var paragraph = region.querySelector("p");
+    if (!items.length && paragraph) parts.push(paragraph.textContent);
+    return parts
+      .map(function (part) {
+        return part.replace(/\s+/g, " ").trim();
+      })
+      .filter(Boolean)
+      .join(". ");
+  }
+
+  // A swap that put a labelled region in focus (the error summary after a 422, the
+  // conflict panel after a 409, the confirmation of an irreversible resolution) is also
+  // said in the live region: a focused generic region's name and text are not read out by
+  // every screen reader. Once per response, though htmx settles each new element.
+  var lastAnnouncedResponse = null;
+  document.addEventListener("htmx:afterSettle", function (event) {
+    var response = event.detail && event.detail.xhr;
+    var region = document.activeElement;
+    if (!response || response === lastAnnouncedResponse || !region) return;
+    if (!region.hasAttribute("autofocus") || !region.hasAttribute("aria-labelledby")) return;
+    if (!(event.target instanceof Node) || !event.target.contains(region)) return;
+    lastAnnouncedResponse = response;
+    announce(regionSummary(region));
+  });
 })();

@@ -55,6 +55,7 @@ class DemoUser:
     what: str
     superuser: bool = False
     amount_limit: str = "0"
+    skills: tuple[tuple[str, int], ...] = ()
 
 
 USERS: list[DemoUser] = [
@@ -68,6 +69,12 @@ USERS: list[DemoUser] = [
         what="admin (superuser, Django admin)",
         superuser=True,
         amount_limit="1000000",
+        skills=(
+            ("invoice_matching", 5),
+            ("refunds", 5),
+            ("account_security", 5),
+            ("platform_ops", 5),
+        ),
     ),
     DemoUser(
         "sam",
@@ -78,6 +85,12 @@ USERS: list[DemoUser] = [
         queues={EVERY_QUEUE: ALL_PERMS},
         what="supervisor of every queue",
         amount_limit="250000",
+        skills=(
+            ("invoice_matching", 4),
+            ("refunds", 4),
+            ("account_security", 4),
+            ("platform_ops", 4),
+        ),
     ),
     DemoUser(
         "wendy",
@@ -88,6 +101,7 @@ USERS: list[DemoUser] = [
         queues={"accounts_payable": WORK, "finance_approvals": WORK},
         what="worker: accounts payable, finance approvals",
         amount_limit="25000",
+        skills=(("invoice_matching", 4), ("refunds", 3)),
     ),
     DemoUser(
         "walter",
@@ -98,6 +112,7 @@ USERS: list[DemoUser] = [
         queues={"security_review": WORK, "triage": WORK},
         what="worker: security review, triage",
         amount_limit="5000",
+        skills=(("account_security", 4), ("invoice_matching", 2)),
     ),
     DemoUser(
         "pat",
@@ -107,6 +122,7 @@ USERS: list[DemoUser] = [
         clearance="internal",
         queues={"platform": WORK},
         what="worker: platform",
+        skills=(("platform_ops", 4),),
     ),
     DemoUser(
         "alice",

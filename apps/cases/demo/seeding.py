@@ -23,8 +23,8 @@ from guardian.shortcuts import assign_perm
 
 from apps.audit.models import AuditEvent
 from apps.audit.services import Actor, record
-from apps.routing.models import Queue, RoutingRule, WorkerProfile
-from apps.routing.reference import ensure_reference_data
+from apps.routing.models import Queue, RoutingRule, Skill, WorkerProfile, WorkerSkill
+from apps.routing.reference import ensure_demo_routing, ensure_reference_data
 from apps.workflows.models import ApiSource, WorkflowType
 
 from ..models import Case, DeliveryStatus, OutboxEvent, OutboxStatus, State
@@ -78,6 +78,7 @@ def seed(*, base_url: str) -> SeedReport:
     report = SeedReport()
     ensure_reference_data()
     _ensure_workflow_types(base_url, report)
+    ensure_demo_routing()  # task types (skills, weights) and queue calendars
     _ensure_sources(report)
     _ensure_onboarding_rule(report)
     _ensure_users(report)
@@ -195,10 +196,16 @@ def _ensure_users(report: SeedReport) -> None:
                 is_superuser=spec.superuser,
             )
             user.groups.add(Group.objects.get(name=spec.role))
-            WorkerProfile.objects.update_or_create(
+            profile, _ = WorkerProfile.objects.update_or_create(
                 user=user,
                 defaults={"clearance": spec.clearance, "amount_limit": spec.amount_limit},
             )
+            for code, proficiency in spec.skills:
+                WorkerSkill.objects.get_or_create(
+                    profile=profile,
+                    skill=Skill.objects.get(code=code),
+                    defaults={"proficiency": proficiency},
+                )
             granted: dict[str, list[str]] = {}
             for queue in queues:
                 perms = spec.queues.get(queue.name) or spec.queues.get(EVERY_QUEUE) or ()
@@ -218,6 +225,7 @@ def _ensure_users(report: SeedReport) -> None:
                     "clearance": spec.clearance,
                     "queues": granted,
                     "superuser": spec.superuser,
+                    "skills": [f"{code}={level}" for code, level in spec.skills],
                 },
             )
 

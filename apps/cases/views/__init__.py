@@ -1,5 +1,6 @@
 """Worker and supervisor pages, one module per screen."""
 
+from .assignment import next_case, shift, skip
 from .detail import (
     case_detail,
     claim,
@@ -11,14 +12,37 @@ from .detail import (
     request_information,
     save_draft,
 )
+from .notifications import mark_all_read, mark_read, notifications
 from .queue import delete_view, queue, save_view
 from .recovery import recovery, retry_delivery
+from .supervisor import (
+    adjust_due,
+    board,
+    board_absence,
+    board_capacity,
+    board_priority,
+    board_transfer,
+    override_priority,
+    reroute,
+    transfer,
+)
 
 __all__ = [
+    "adjust_due",
+    "board",
+    "board_absence",
+    "board_capacity",
+    "board_priority",
+    "board_transfer",
     "case_detail",
     "claim",
     "decide",
     "delete_view",
+    "mark_all_read",
+    "mark_read",
+    "next_case",
+    "notifications",
+    "override_priority",
     "queue",
     "reconcile",
     "record_answer",
@@ -26,7 +50,11 @@ __all__ = [
     "release",
     "renew",
     "request_information",
+    "reroute",
     "retry_delivery",
     "save_draft",
     "save_view",
+    "shift",
+    "skip",
+    "transfer",
 ]

@@ -157,6 +157,9 @@ def _render_case(
         or RequestInformationForm(),
         "answer_form": forms.get("answer_form") or RecordAnswerForm(),
         "reconcile_form": forms.get("reconcile_form") or ReconcileForm(),
+        # The supervisor panel's forms after a failed action (views/supervisor.py); the
+        # panel builds blank ones otherwise.
+        "supervisor_forms": forms.get("supervisor_forms"),
     }
     template = "cases/detail.html"
     if partial and request.htmx:
