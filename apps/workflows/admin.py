@@ -13,6 +13,12 @@ class WorkflowTypeAdmin(AuditedModelAdmin):
     # here: a typo would silently break every signature. New types get a random secret.
     readonly_fields = ["signing_secret"]
 
+    def formfield_for_dbfield(self, db_field, request, **kwargs):  # type: ignore[no-untyped-def]
+        if db_field.name == "callback_url":
+            # A callback URL typed without a scheme means https, as Django 6 will assume.
+            kwargs["assume_scheme"] = "https"
+        return super().formfield_for_dbfield(db_field, request, **kwargs)
+
 
 @admin.register(ApiSource)
 class ApiSourceAdmin(AuditedModelAdmin):
