@@ -23,6 +23,7 @@ from guardian.shortcuts import assign_perm
 
 from apps.audit.models import AuditEvent
 from apps.audit.services import Actor, record
+from apps.cases.services import refresh_priorities
 from apps.routing.models import Queue, RoutingRule, Skill, WorkerProfile, WorkerSkill
 from apps.routing.reference import ensure_demo_routing, ensure_reference_data
 from apps.workflows.models import ApiSource, WorkflowType
@@ -88,6 +89,9 @@ def seed(*, base_url: str) -> SeedReport:
     for demo_case in demo_cases():
         if _seed_case(demo_case, users, sources, now):
             report.add("cases")
+    # The cases were filed in the past: bring their priority up to now, as the beat's
+    # ageing sweep would within a minute of `make run` starting.
+    refresh_priorities()
     return report
 
 
