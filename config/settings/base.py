@@ -45,6 +45,7 @@ INSTALLED_APPS = [
     "guardian",
     "rest_framework",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
     "django_celery_beat",
     "apps.audit",
     "apps.workflows",
@@ -202,6 +203,10 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "File exception cases, append evidence, learn decisions.",
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
+    # No CDN at run time: Swagger UI's files ship in drf-spectacular-sidecar.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
 }
 
 # --- Exception Desk -----------------------------------------------------------

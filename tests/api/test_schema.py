@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from io import StringIO
 
 import pytest
@@ -63,3 +64,12 @@ def test_api_docs_page_is_served(client):
 
     assert response.status_code == 200
     assert b"swagger" in response.content.lower()
+
+
+@pytest.mark.django_db
+def test_api_docs_load_no_asset_from_a_cdn(client):
+    page = client.get("/api/docs/").content.decode()
+
+    assets = re.findall(r'(?:src|href)="([^"]+)"', page)
+    assert any(a.endswith("swagger-ui-bundle.js") for a in assets)
+    assert all(a.startswith("/static/") for a in assets), assets
