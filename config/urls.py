@@ -4,6 +4,8 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from apps.cases.views.statement import accessibility_statement
+
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
@@ -22,6 +24,7 @@ urlpatterns = [
     ),
     path("api/v1/", include("apps.cases.api.urls")),
     path("", include("apps.cases.urls")),
+    path("accessibility/", accessibility_statement, name="accessibility"),
 ]
 
 # The demo webhook receiver (a stand-in workflow engine for `make run`): never in production

@@ -15,6 +15,7 @@ from django.db.models import Exists, OuterRef, Q, QuerySet, TextField, Value
 from django.db.models.fields.json import KT
 from django.db.models.functions import Coalesce
 from django.db.models.lookups import Exact, In
+from django.utils.translation import gettext as _
 from guardian.shortcuts import get_objects_for_user, get_users_with_perms
 
 from apps.routing.eligibility import (
@@ -79,18 +80,18 @@ def access_case(user: Any, case_id: str, *, for_update: bool = False) -> Case:
         cases = cases.select_for_update(of=("self",))
     case = cases.filter(pk=case_id).first()
     if case is None or not can_view(user, case.queue):
-        raise CaseError("not_found", "No such case.")
+        raise CaseError("not_found", _("No such case."))
     return case
 
 
 def require_work(user: Any, case: Case) -> None:
     if not can_work(user, case.queue):
-        raise CaseError("forbidden", "You may see this case but not work on it.")
+        raise CaseError("forbidden", _("You may see this case but not work on it."))
 
 
 def require_supervise(user: Any, case: Case) -> None:
     if not can_supervise(user, case.queue):
-        raise CaseError("forbidden", "Only a supervisor of this queue may do this.")
+        raise CaseError("forbidden", _("Only a supervisor of this queue may do this."))
 
 
 def require_eligible(user: Any, case: Case) -> None:

@@ -123,7 +123,7 @@ class Case(models.Model):
     due_at = models.DateTimeField()
     original_due_at = models.DateTimeField()
     breached_at = models.DateTimeField(
-        null=True, blank=True, help_text="First moment the case was past due; never erased."
+        null=True, blank=True, help_text=_("First moment the case was past due; never erased.")
     )
     escalation_level = models.PositiveSmallIntegerField(default=0)
     assignee = models.ForeignKey(

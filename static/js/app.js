@@ -113,14 +113,70 @@
       });
   }
 
-  function focusAutofocus(root) {
-    var target = (root || document).querySelector("[autofocus]");
+  // Where focus goes when a page loads. A full reload after the user's own action would
+  // otherwise leave focus at the top of the document, and a keyboard user would have to
+  // tab through the header again to find out what happened. In order: what the page marks
+  // autofocus (an error summary, a conflict); the control a filter, sort or page link
+  // asked for before the reload (data-focus-after-load); the messages that say what the
+  // last action did. A link to a #fragment keeps the browser's own behaviour.
+  var FOCUS_AFTER_LOAD = "exception-desk:focus-after-load";
+
+  function rememberFocusAfterLoad(id, url) {
+    try {
+      var path = new URL(url, window.location.href).pathname;
+      window.sessionStorage.setItem(FOCUS_AFTER_LOAD, JSON.stringify({ path: path, id: id }));
+    } catch (error) {
+      // No storage (private mode, disabled): the page loads with the browser's default focus.
+    }
+  }
+
+  function takeFocusAfterLoad() {
+    try {
+      var stored = window.sessionStorage.getItem(FOCUS_AFTER_LOAD);
+      window.sessionStorage.removeItem(FOCUS_AFTER_LOAD);
+      var wanted = stored && JSON.parse(stored);
+      // Only for the page that was asked for: a later, unrelated load keeps its own focus.
+      if (wanted && wanted.path === window.location.pathname) {
+        return document.getElementById(wanted.id);
+      }
+    } catch (error) {
+      return null;
+    }
+    return null;
+  }
+
+  function focusOnLoad() {
+    var requested = takeFocusAfterLoad();
+    var target = document.querySelector("[autofocus]");
+    if (!target && requested) target = requested;
+    var messages = document.getElementById("messages");
+    if (!target && messages && !window.location.hash) {
+      target = messages;
+      announce(messages.textContent.replace(/\s+/g, " ").trim());
+    }
     if (target && document.activeElement !== target) target.focus();
   }
 
+  document.addEventListener(
+    "submit",
+    function (event) {
+      var form = event.target;
+      if (form && form.dataset && form.dataset.focusAfterLoad) {
+        rememberFocusAfterLoad(form.dataset.focusAfterLoad, form.action);
+      }
+    },
+    true
+  );
+  // On a link, or on a container of links (the filter form, saved views, pagination).
+  document.addEventListener("click", function (event) {
+    var link = event.target && event.target.closest && event.target.closest("a[href]");
+    var holder = link && link.closest("[data-focus-after-load]");
+    if (holder) rememberFocusAfterLoad(holder.dataset.focusAfterLoad, link.href);
+  });
+
   document.addEventListener("DOMContentLoaded", function () {
     enhanceDecisionForm();
-    focusAutofocus(document);
+    focusOnLoad();
     ["keydown", "input", "pointerdown"].forEach(function (name) {
       document.addEventListener(name, renewOnActivity, { passive: true, capture: true });
     });
@@ -129,6 +185,75 @@
   // After a swap of the decision form (422 errors, 409 conflict, confirmation), enhance
   // the new form again; htmx itself moves focus to the element marked autofocus.
   document.addEventListener("htmx:afterSettle", enhanceDecisionForm);
+
+  // htmx puts focus back on an element with the same id after a swap. When the swap took
+  // that element away (a refresh removed the row whose link had focus), focus would fall
+  // to <body> and a keyboard or screen reader user would be thrown to the top of the
+  // page. Then focus goes to the swapped region's fallback (data-focus-fallback: the
+  // queue's count), else to the region itself.
+  var swappedRegionHadFocus = null;
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var target = event.detail && event.detail.target;
+    var active = document.activeElement;
+    var inside = target && active && active !== document.body && target.contains(active);
+    swappedRegionHadFocus = inside && target.id ? target.id : null;
+  });
+  document.addEventListener("htmx:afterSettle", function () {
+    if (!swappedRegionHadFocus) return;
+    var regionId = swappedRegionHadFocus;
+    swappedRegionHadFocus = null;
+    if (document.activeElement && document.activeElement !== document.body) return;
+    var region = document.getElementById(regionId);
+    if (!region) return;
+    var fallback = region.querySelector("[data-focus-fallback]") || region;
+    if (!fallback.hasAttribute("tabindex") && fallback.tabIndex < 0) {
+      fallback.setAttribute("tabindex", "-1");
+    }
+    fallback.focus();
+  });
+
+  // The in-context confirmation of an irreversible resolution behaves like a dialog for
+  // the keyboard: Escape, or its "No" link, removes it and returns focus to the control
+  // that submitted the form (else to the chosen resolution). Nothing was recorded.
+  var confirmReturnFocusId = "";
+  document.addEventListener(
+    "submit",
+    function (event) {
+      if (!event.target || event.target.id !== "decide-form") return;
+      // Enter in a field submits too: then focus returns to that field.
+      var active = document.activeElement;
+      var origin = active && event.target.contains(active) ? active : event.submitter;
+      confirmReturnFocusId = (origin && origin.id) || "";
+    },
+    true
+  );
+
+  function cancelConfirmation(panel) {
+    var form = panel.closest("form");
+    var message = panel.dataset.cancelledMessage;
+    panel.parentNode.removeChild(panel);
+    var target =
+      (confirmReturnFocusId && document.getElementById(confirmReturnFocusId)) ||
+      (form && form.querySelector('input[name="resolution"]:checked'));
+    if (target) target.focus();
+    announce(message);
+  }
+
+  document.addEventListener("keydown", function (event) {
+    if (event.key !== "Escape" || !event.target || !event.target.closest) return;
+    var panel = event.target.closest("#confirm-panel");
+    if (!panel) return;
+    event.preventDefault();
+    cancelConfirmation(panel);
+  });
+  document.addEventListener("click", function (event) {
+    var target = event.target;
+    var link = target && target.closest && target.closest("[data-cancel-confirmation]");
+    var panel = link && link.closest("#confirm-panel");
+    if (!panel) return;
+    event.preventDefault();
+    cancelConfirmation(panel);
+  });
 
   // What a focused region says: its title (aria-labelledby) and its messages (list items,
   // else the first paragraph), on one line.

@@ -9,6 +9,7 @@ from typing import Any
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from apps.audit.services import Actor, sha256_hex
 from apps.routing.models import Outcome, Resolution
@@ -46,39 +47,50 @@ def _validate_fields(resolution: Resolution, fields: dict[str, Any]) -> dict[str
     clean: dict[str, Any] = {}
     for name in fields:
         if name not in schema:
-            errors[f"fields.{name}"] = [f"'{name}' is not a field of {resolution.code}."]
+            errors[f"fields.{name}"] = [
+                _("'%(name)s' is not a field of %(resolution)s.")
+                % {"name": name, "resolution": resolution.code}
+            ]
     for name, spec in schema.items():
         raw = fields.get(name)
         label = spec.get("label", name)
         if raw in (None, ""):
             if spec.get("required"):
-                errors[f"fields.{name}"] = [f"{label} is required."]
+                errors[f"fields.{name}"] = [_("%(label)s is required.") % {"label": label}]
             continue
         kind = spec.get("type", "string")
         if kind == "choice" or kind == "evidence_ref":
             if str(raw) not in [str(c) for c in spec.get("choices", [])] and kind == "choice":
-                errors[f"fields.{name}"] = [f"{label} must be one of {', '.join(spec['choices'])}."]
+                errors[f"fields.{name}"] = [
+                    _("%(label)s must be one of %(choices)s.")
+                    % {"label": label, "choices": ", ".join(spec["choices"])}
+                ]
                 continue
             clean[name] = str(raw)
         elif kind == "decimal":
             try:
                 value = Decimal(str(raw))
             except (InvalidOperation, ValueError):
-                errors[f"fields.{name}"] = [f"{label} must be a number."]
+                errors[f"fields.{name}"] = [_("%(label)s must be a number.") % {"label": label}]
                 continue
             if not value.is_finite() or value < 0:
-                errors[f"fields.{name}"] = [f"{label} must be a positive number."]
+                errors[f"fields.{name}"] = [
+                    _("%(label)s must be a positive number.") % {"label": label}
+                ]
                 continue
             clean[name] = str(value)
         else:
             text = str(raw).strip()
             limit = int(spec.get("max_length", 2000))
             if len(text) > limit:
-                errors[f"fields.{name}"] = [f"{label} is longer than {limit} characters."]
+                errors[f"fields.{name}"] = [
+                    _("%(label)s is longer than %(limit)d characters.")
+                    % {"label": label, "limit": limit}
+                ]
                 continue
             clean[name] = text
     if errors:
-        raise CaseError("invalid", "Some fields need attention.", fields=errors)
+        raise CaseError("invalid", _("Some fields need attention."), fields=errors)
     return clean
 
 
@@ -108,7 +120,7 @@ def decide_case(
     case to resolution_pending. The relay runs after commit.
     """
     if not resolution_id:
-        raise CaseError.invalid("resolution_id", "A resolution id is required.")
+        raise CaseError.invalid("resolution_id", _("A resolution id is required."))
     previous = _previous_result(resolution_id, case_id)
     if previous:
         return previous
@@ -122,26 +134,28 @@ def decide_case(
                     # retried request) and waited on the case lock: the first answer.
                     return DecisionResult(decision=case.decision, replayed=True)
                 raise CaseError(
-                    "conflict", "Another reviewer already decided this case.", case=case
+                    "conflict", _("Another reviewer already decided this case."), case=case
                 )
             _require_live_lease(case, actor, lease_token)
             if case.version != expected_version:
-                raise CaseError("conflict", "The case changed since you loaded it.", case=case)
+                raise CaseError("conflict", _("The case changed since you loaded it."), case=case)
             if evidence_digest != case.evidence_digest:
                 raise CaseError(
-                    "conflict", "New evidence arrived since you loaded the case.", case=case
+                    "conflict", _("New evidence arrived since you loaded the case."), case=case
                 )
             chosen = next((r for r in allowed_resolutions(case) if r.code == resolution), None)
             if chosen is None or chosen.outcome == Outcome.REQUEST_INFORMATION:
-                raise CaseError.invalid("resolution", "Choose one of the allowed resolutions.")
+                raise CaseError.invalid("resolution", _("Choose one of the allowed resolutions."))
             if chosen.required_group and not in_group(actor, chosen.required_group):
                 raise CaseError(
-                    "forbidden", f"Only a {chosen.required_group} may choose {chosen.label}."
+                    "forbidden",
+                    _("Only a %(group)s may choose %(resolution)s.")
+                    % {"group": chosen.required_group, "resolution": chosen.label},
                 )
             clean = _validate_fields(chosen, fields)
             note = (note or "").strip()
             if chosen.requires_reason and not note:
-                raise CaseError.invalid("note", "A reason is required for this resolution.")
+                raise CaseError.invalid("note", _("A reason is required for this resolution."))
             now = timezone.now()
             decision = Decision.objects.create(
                 case=case,
@@ -193,7 +207,7 @@ def _previous_result(resolution_id: str, case_id: str) -> DecisionResult | None:
     if previous is None:
         return None
     if previous.case_id != case_id:
-        raise CaseError.invalid("resolution_id", "This resolution id belongs to another case.")
+        raise CaseError.invalid("resolution_id", _("This resolution id belongs to another case."))
     return DecisionResult(decision=previous, replayed=True)
 
 
@@ -228,11 +242,11 @@ def request_information(
     """Not a decision: the case waits (age keeps running; blocked time is counted apart)."""
     errors: dict[str, list[str]] = {}
     if not question.strip():
-        errors["question"] = ["Say what information is needed."]
+        errors["question"] = [_("Say what information is needed.")]
     if not asked_of.strip():
-        errors["asked_of"] = ["Say whom you are asking."]
+        errors["asked_of"] = [_("Say whom you are asking.")]
     if errors:
-        raise CaseError("invalid", "Some fields need attention.", fields=errors)
+        raise CaseError("invalid", _("Some fields need attention."), fields=errors)
     with transaction.atomic(durable=True):
         case = access_case(actor, case_id, for_update=True)
         require_eligible(actor, case)
@@ -240,10 +254,12 @@ def request_information(
             _require_live_lease(case, actor, lease_token)
         elif case.state != State.OPEN:
             raise CaseError(
-                "conflict", f"A {case.state} case cannot wait for information.", case=case
+                "conflict",
+                _("A %(state)s case cannot wait for information.") % {"state": case.state},
+                case=case,
             )
         if case.version != expected_version:
-            raise CaseError("conflict", "The case changed since you loaded it.", case=case)
+            raise CaseError("conflict", _("The case changed since you loaded it."), case=case)
         before = snapshot(case)
         now = timezone.now()
         move(case, State.WAITING)
@@ -275,12 +291,12 @@ def request_information(
 
 def record_answer(*, case_id: str, actor: Any, answer: str) -> Case:
     if not answer.strip():
-        raise CaseError.invalid("answer", "Write down the answer you received.")
+        raise CaseError.invalid("answer", _("Write down the answer you received."))
     with transaction.atomic(durable=True):
         case = access_case(actor, case_id, for_update=True)
         require_work(actor, case)
         if case.state != State.WAITING:
-            raise CaseError("conflict", "The case is not waiting for information.", case=case)
+            raise CaseError("conflict", _("The case is not waiting for information."), case=case)
         before = snapshot(case)
         move(case, State.OPEN)
         case.waiting_on = {
@@ -308,18 +324,22 @@ def reconcile_side_effect(
     """A worker records what the destination says happened, with its record or idempotency
     key, so that retry-like resolutions can be offered again (or stay hidden)."""
     if state not in {SideEffectState.CONFIRMED_APPLIED, SideEffectState.CONFIRMED_REJECTED}:
-        raise CaseError.invalid("state", "Choose confirmed applied or confirmed rejected.")
+        raise CaseError.invalid("state", _("Choose confirmed applied or confirmed rejected."))
     if not provider_record.strip():
         raise CaseError.invalid(
-            "provider_record", "Give the provider record or idempotency key you checked."
+            "provider_record", _("Give the provider record or idempotency key you checked.")
         )
     with transaction.atomic(durable=True):
         case = access_case(actor, case_id, for_update=True)
         require_eligible(actor, case)
         if case.state not in {State.OPEN, State.CLAIMED, State.WAITING}:
-            raise CaseError("conflict", f"A {case.state} case cannot be reconciled.", case=case)
+            raise CaseError(
+                "conflict",
+                _("A %(state)s case cannot be reconciled.") % {"state": case.state},
+                case=case,
+            )
         if case.version != expected_version:
-            raise CaseError("conflict", "The case changed since you loaded it.", case=case)
+            raise CaseError("conflict", _("The case changed since you loaded it."), case=case)
         before = snapshot(case)
         case.side_effect_state = state
         case.side_effect_record = {

@@ -15,6 +15,7 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext as _
 from standardwebhooks.webhooks import Webhook
 
 from apps.audit.services import Actor
@@ -282,7 +283,7 @@ def ack_event(*, source: ApiSource, event_id: str) -> OutboxEvent:
             .first()
         )
         if case_id is None:
-            raise CaseError("not_found", "No such event.")
+            raise CaseError("not_found", _("No such event."))
         case = (
             Case.objects.select_for_update(of=("self",))
             .select_related("queue", "assignee")
@@ -303,9 +304,9 @@ def retry_delivery(*, case_id: str, actor: Any) -> OutboxEvent:
             OutboxEvent.objects.select_for_update().filter(case=case, type="case.decided").first()
         )
         if event is None or case.state != State.RESOLUTION_PENDING:
-            raise CaseError("conflict", "There is no pending decision to deliver.", case=case)
+            raise CaseError("conflict", _("There is no pending decision to deliver."), case=case)
         if event.status == OutboxStatus.DELIVERED:
-            raise CaseError("conflict", "The decision was already delivered.", case=case)
+            raise CaseError("conflict", _("The decision was already delivered."), case=case)
         now = timezone.now()
         event.status = OutboxStatus.PENDING
         event.next_attempt_at = now

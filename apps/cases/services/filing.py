@@ -9,6 +9,7 @@ from typing import Any
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from apps.audit.services import Actor, record, sha256_hex
 from apps.routing.models import (
@@ -178,13 +179,19 @@ def file_case(*, source: ApiSource, packet: dict[str, Any]) -> tuple[Case, bool]
     workflow_type = WorkflowType.objects.filter(name=packet["workflow_type"]).first()
     if workflow_type is None:
         raise CaseError.invalid(
-            "workflow_type", f"Unknown workflow type '{packet['workflow_type']}'."
+            "workflow_type",
+            _("Unknown workflow type '%(name)s'.") % {"name": packet["workflow_type"]},
         )
     if not source.workflow_types.filter(pk=workflow_type.pk).exists():
-        raise CaseError("forbidden", f"This API key may not file '{workflow_type.name}' cases.")
+        raise CaseError(
+            "forbidden",
+            _("This API key may not file '%(name)s' cases.") % {"name": workflow_type.name},
+        )
     exception_class = ExceptionClass.objects.filter(code=packet["class"]).first()
     if exception_class is None:
-        raise CaseError.invalid("class", f"Unknown exception class '{packet['class']}'.")
+        raise CaseError.invalid(
+            "class", _("Unknown exception class '%(code)s'.") % {"code": packet["class"]}
+        )
 
     key = dedupe_key_for(packet)
     digest = sha256_hex({k: v for k, v in packet.items() if k != "dedupe_key"})
@@ -199,7 +206,8 @@ def file_case(*, source: ApiSource, packet: dict[str, Any]) -> tuple[Case, bool]
     if existing.packet_digest != digest:
         raise CaseError(
             "conflict",
-            f"Dedupe key already used by case {existing.pk} with a different packet.",
+            _("Dedupe key already used by case %(case)s with a different packet.")
+            % {"case": existing.pk},
             case=existing,
         )
     return existing, False
@@ -319,7 +327,7 @@ def _locked_case_for_source(source: ApiSource, case_id: str) -> Case:
         .first()
     )
     if case is None:
-        raise CaseError("not_found", "No such case.")
+        raise CaseError("not_found", _("No such case."))
     return case
 
 
@@ -329,7 +337,9 @@ def append_evidence(*, source: ApiSource, case_id: str, items: list[dict[str, An
         case = _locked_case_for_source(source, case_id)
         if case.state not in {State.OPEN, State.CLAIMED, State.WAITING, State.QUARANTINED}:
             raise CaseError(
-                "conflict", f"Evidence cannot be added to a {case.state} case.", case=case
+                "conflict",
+                _("Evidence cannot be added to a %(state)s case.") % {"state": case.state},
+                case=case,
             )
         before = snapshot(case)
         now = timezone.now()
@@ -357,7 +367,7 @@ def report_side_effect(
     *, source: ApiSource, case_id: str, state: str, provider_record: dict[str, Any]
 ) -> Case:
     if state not in {SideEffectState.CONFIRMED_APPLIED, SideEffectState.CONFIRMED_REJECTED}:
-        raise CaseError.invalid("state", "Report confirmed_applied or confirmed_rejected.")
+        raise CaseError.invalid("state", _("Report confirmed_applied or confirmed_rejected."))
     with transaction.atomic(durable=True):
         case = _locked_case_for_source(source, case_id)
         before = snapshot(case)
@@ -379,7 +389,7 @@ def cancel_case(*, source: ApiSource, case_id: str, reason: str = "") -> Case:
             return case  # canceling twice is harmless
         if hasattr(case, "decision") or case.state in {State.RESOLUTION_PENDING, State.RESOLVED}:
             raise CaseError(
-                "conflict", "The case is already decided; it cannot be canceled.", case=case
+                "conflict", _("The case is already decided; it cannot be canceled."), case=case
             )
         before = snapshot(case)
         move(case, State.CLOSED)

@@ -11,6 +11,7 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from apps.audit.services import Actor, record
 from apps.routing.models import WorkerProfile
@@ -46,10 +47,15 @@ def claim_case(*, case_id: str, actor: Any) -> Case:
         if case.state == State.CLAIMED and case.assignee_id == actor.pk:
             return case  # a double click is not a conflict
         if case.state != State.OPEN:
-            who = f" by {case.assignee.get_username()}" if case.assignee_id else ""
-            raise CaseError(
-                "conflict", f"The case is {case.get_state_display().lower()}{who}.", case=case
-            )
+            state = case.get_state_display().lower()
+            if case.assignee_id:
+                message = _("The case is %(state)s by %(name)s.") % {
+                    "state": state,
+                    "name": case.assignee.get_username(),
+                }
+            else:
+                message = _("The case is %(state)s.") % {"state": state}
+            raise CaseError("conflict", message, case=case)
         now = timezone.now()
         require_headroom(profile, case, now=now)
         before = snapshot(case)
@@ -69,9 +75,9 @@ def _require_live_lease(case: Case, actor: Any, lease_token: str) -> None:
         or case.assignee_id != actor.pk
         or not secrets.compare_digest(case.lease_token, lease_token or "")
     ):
-        raise CaseError("conflict", "You no longer hold this case's lease.", case=case)
+        raise CaseError("conflict", _("You no longer hold this case's lease."), case=case)
     if case.lease_expires_at is None or case.lease_expires_at <= timezone.now():
-        raise CaseError("conflict", "Your lease on this case has lapsed.", case=case)
+        raise CaseError("conflict", _("Your lease on this case has lapsed."), case=case)
 
 
 def renew_lease(*, case_id: str, actor: Any, lease_token: str) -> Case:
@@ -93,7 +99,7 @@ def release_case(*, case_id: str, actor: Any, lease_token: str, reason: str = ""
             or case.assignee_id != actor.pk
             or not secrets.compare_digest(case.lease_token, lease_token or "")
         ):
-            raise CaseError("conflict", "You do not hold this case.", case=case)
+            raise CaseError("conflict", _("You do not hold this case."), case=case)
         before = snapshot(case)
         move(case, State.OPEN)
         case.assignee = None

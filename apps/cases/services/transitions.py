@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from apps.audit.services import Actor, record
 
@@ -47,7 +48,12 @@ def clear_lease(case: Case) -> None:
 
 def move(case: Case, to: str) -> None:
     if to != case.state and to not in ALLOWED[case.state]:
-        raise CaseError("conflict", f"A case that is {case.state} cannot become {to}.", case=case)
+        raise CaseError(
+            "conflict",
+            _("A case that is %(state)s cannot become %(target)s.")
+            % {"state": case.state, "target": to},
+            case=case,
+        )
     if case.state == State.WAITING and to != State.WAITING and case.waiting_since:
         case.blocked_seconds += int((timezone.now() - case.waiting_since).total_seconds())
         case.waiting_since = None
