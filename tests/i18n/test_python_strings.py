@@ -15,6 +15,8 @@ APPS = Path(settings.BASE_DIR) / "apps"
 # The JSON API is read by workflow engines, not people; its errors and its OpenAPI
 # descriptions stay English (the API tests pin them). The pages never show them.
 MACHINE_FACING = {"api"}
+
+
 # Known gaps in files this work may not touch (models.py changes belong to the lead): each
 # entry must still be found, so it is removed from here once fixed.
 def scan() -> list:

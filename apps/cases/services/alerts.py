@@ -125,9 +125,7 @@ def check_capacity_alerts(*, now: datetime | None = None) -> int:
     )
     candidates = list(
         Case.objects.filter(state=State.OPEN)
-        .exclude(
-            Exists(CapacityAlert.objects.filter(case=OuterRef("pk"), cleared_at__isnull=True))
-        )
+        .exclude(Exists(CapacityAlert.objects.filter(case=OuterRef("pk"), cleared_at__isnull=True)))
         .select_related("queue")
         .order_by("priority_band", "due_at", "created_at", "pk")[:1000]
     )
