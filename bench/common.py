@@ -8,7 +8,6 @@ unless BENCH_DATABASE_URL / BENCH_REDIS_URL say otherwise.
 from __future__ import annotations
 
 import contextlib
-import copy
 import itertools
 import json
 import os
@@ -161,54 +160,14 @@ _packet_counter = itertools.count(1)
 
 
 def invoice_packet(run_id: str, number: int | None = None, **overrides: Any) -> dict[str, Any]:
-    """The invoice conflict packet of tests/conftest.py, unique per (run_id, number)."""
+    """The tests' invoice conflict packet (tests/conftest.py), unique per (run_id, number)."""
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    from tests.packets import invoice_packet as sample_packet
+
     n = next(_packet_counter) if number is None else number
-    packet: dict[str, Any] = {
-        "workflow_type": "invoice_match",
-        "workflow_version": "17",
-        "workflow_instance_id": f"wf_bench_{run_id}_{n}",
-        "checkpoint_id": "cp_0193",
-        "case_ref": f"invoice_{run_id}_{n}",
-        "summary": "Invoice matches two open purchase orders",
-        "class": "evidence_conflict",
-        "reason_code": "multiple_po_match",
-        "reason_note": "PO 781 and PO 799 both match vendor and amount.",
-        "proposed_action": None,
-        "side_effect_state": "none_attempted",
-        "policy_version": "ap-policy-12",
-        "policy_decision_ref": "policy_551",
-        "trace_ref": "trace_932",
-        "input_snapshot_ref": "snapshot_8421",
-        "timeline": [
-            {"at": "2026-08-31T14:19:58Z", "kind": "tool_call", "name": "find_purchase_orders"},
-            {"at": "2026-08-31T14:19:59Z", "kind": "tool_result", "summary": "2 candidates"},
-        ],
-        "evidence": [
-            {
-                "ref": "po_781",
-                "source": "erp",
-                "source_timestamp": "2026-08-31T14:19:59Z",
-                "classification": "internal",
-                "content": {"po_number": "PO-781", "vendor": "Acme", "amount": "12400.00"},
-            },
-            {
-                "ref": "po_799",
-                "source": "erp",
-                "source_timestamp": "2026-08-31T14:19:59Z",
-                "classification": "internal",
-                "content": {"po_number": "PO-799", "vendor": "Acme", "amount": "12400.00"},
-            },
-        ],
-        "attributes": {
-            "tenant": "acme-eu",
-            "region": "eu",
-            "amount": "12400.00",
-            "currency": "EUR",
-            "initiated_by": "ap-bot",
-        },
-    }
-    packet.update(copy.deepcopy(overrides))
-    return packet
+    unique = {"workflow_instance_id": f"wf_bench_{run_id}_{n}", "case_ref": f"invoice_{run_id}_{n}"}
+    return sample_packet(**{**unique, **overrides})
 
 
 def run_id() -> str:
