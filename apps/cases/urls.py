@@ -40,4 +40,7 @@ urlpatterns = [
     path("notifications/", views.notifications, name="notifications"),
     path("notifications/read", views.mark_all_read, name="mark_all_read"),
     path("notifications/<int:notification_id>/read", views.mark_read, name="mark_read"),
+    # The auditor history and its CSV export (read-only roles; see views/audit.py).
+    path("audit/", views.audit_history, name="audit_history"),
+    path("audit/export.csv", views.audit_export, name="audit_export"),
 ]

@@ -3,8 +3,8 @@ Space, arrows, typing; no clicks), checking at every stop that the focus can be 
 after every reload or swap, that focus lands somewhere sensible rather than on <body>.
 
 Logging in, choosing a resolution and submitting are in test_worker_journey.py (the
-keyboard-only journey there). An auditor exporting a history is not here: there are no
-auditor history pages yet; that journey comes with them.
+keyboard-only journey there); an auditor exporting a history is in
+test_auditor_journey.py.
 """
 
 from __future__ import annotations

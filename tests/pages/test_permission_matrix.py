@@ -141,6 +141,16 @@ def prepare_retry_delivery(ctx: Any, actor: User | None) -> Prepared:
     return Prepared(_case_url("retry_delivery", case), {}, case)
 
 
+def prepare_audit_history(ctx: Any, actor: User | None) -> Prepared:
+    ctx.file_invoice_case()
+    return Prepared(reverse("cases:audit_history"), {})
+
+
+def prepare_audit_export(ctx: Any, actor: User | None) -> Prepared:
+    ctx.file_invoice_case()
+    return Prepared(reverse("cases:audit_export"), {})
+
+
 def _expect(supervisor: int, worker: int, viewer: int, outsider: int) -> dict[str, int | str]:
     return {
         "supervisor": supervisor,
@@ -167,6 +177,9 @@ ROUTES = [
     # Recovery is a supervisor tool: anyone else logged in gets 403 (see views/recovery.py).
     Route("recovery", "get", prepare_recovery, _expect(200, 403, 403, 403)),
     Route("retry_delivery", "post", prepare_retry_delivery, _expect(302, 403, 403, 404)),
+    # The auditor history is for the auditor, supervisor and admin roles (views/audit.py).
+    Route("audit_history", "get", prepare_audit_history, _expect(200, 403, 200, 403)),
+    Route("audit_export", "get", prepare_audit_export, _expect(200, 403, 200, 403)),
 ]
 
 

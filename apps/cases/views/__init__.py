@@ -1,6 +1,8 @@
 """Worker and supervisor pages, one module per screen."""
 
 from .assignment import next_case, shift, skip
+from .audit import history as audit_history
+from .audit import history_export as audit_export
 from .detail import (
     case_detail,
     claim,
@@ -29,6 +31,8 @@ from .supervisor import (
 
 __all__ = [
     "adjust_due",
+    "audit_export",
+    "audit_history",
     "board",
     "board_absence",
     "board_capacity",
