@@ -39,6 +39,9 @@ SERVICE_VARIABLES = {
     "SECRET_KEY",
     "ALLOWED_HOSTS",
     "EXCEPTION_DESK_VAR_DIR",
+    # Set by the browser tests for Playwright's sync API; a deployment never has it, and
+    # `check --deploy` rightly refuses it.
+    "DJANGO_ALLOW_ASYNC_UNSAFE",
 }
 
 
