@@ -41,7 +41,9 @@ def allowed_resolutions(case: Case) -> list[Resolution]:
     return resolutions
 
 
-def _validate_fields(resolution: Resolution, fields: dict[str, Any]) -> dict[str, Any]:
+def _validate_fields(
+    resolution: Resolution, fields: dict[str, Any], *, evidence_refs: set[str] | None = None
+) -> dict[str, Any]:
     errors: dict[str, list[str]] = {}
     schema = {spec["name"]: spec for spec in resolution.field_schema}
     clean: dict[str, Any] = {}
@@ -60,10 +62,16 @@ def _validate_fields(resolution: Resolution, fields: dict[str, Any]) -> dict[str
             continue
         kind = spec.get("type", "string")
         if kind == "choice" or kind == "evidence_ref":
-            if str(raw) not in [str(c) for c in spec.get("choices", [])] and kind == "choice":
+            allowed = (
+                sorted(evidence_refs or ())
+                if kind == "evidence_ref"
+                else [str(c) for c in spec.get("choices", [])]
+            )
+            checked = kind == "choice" or evidence_refs is not None
+            if checked and str(raw) not in allowed:
                 errors[f"fields.{name}"] = [
                     _("%(label)s must be one of %(choices)s.")
-                    % {"label": label, "choices": ", ".join(spec["choices"])}
+                    % {"label": label, "choices": ", ".join(allowed)}
                 ]
                 continue
             clean[name] = str(raw)
@@ -121,6 +129,7 @@ def decide_case(
     """
     if not resolution_id:
         raise CaseError.invalid("resolution_id", _("A resolution id is required."))
+    access_case(actor, case_id)  # the first answer only to someone who may see the case
     previous = _previous_result(resolution_id, case_id)
     if previous:
         return previous
@@ -152,7 +161,8 @@ def decide_case(
                     _("Only a %(group)s may choose %(resolution)s.")
                     % {"group": chosen.required_group, "resolution": chosen.label},
                 )
-            clean = _validate_fields(chosen, fields)
+            refs = set(case.evidence.values_list("ref", flat=True))
+            clean = _validate_fields(chosen, fields, evidence_refs=refs)
             note = (note or "").strip()
             if chosen.requires_reason and not note:
                 raise CaseError.invalid("note", _("A reason is required for this resolution."))

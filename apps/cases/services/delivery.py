@@ -307,6 +307,14 @@ def retry_delivery(*, case_id: str, actor: Any) -> OutboxEvent:
             raise CaseError("conflict", _("There is no pending decision to deliver."), case=case)
         if event.status == OutboxStatus.DELIVERED:
             raise CaseError("conflict", _("The decision was already delivered."), case=case)
+        if event.status == OutboxStatus.PENDING:
+            # Still on its automatic schedule (perhaps being sent right now): a manual retry
+            # would send it twice at once and restart its budget for ever.
+            raise CaseError(
+                "conflict",
+                _("Delivery is still being retried automatically; retry after it has failed."),
+                case=case,
+            )
         now = timezone.now()
         event.status = OutboxStatus.PENDING
         event.next_attempt_at = now

@@ -45,7 +45,12 @@ def claim_case(*, case_id: str, actor: Any) -> Case:
         case = access_case(actor, case_id, for_update=True)
         require_eligible(actor, case)
         if case.state == State.CLAIMED and case.assignee_id == actor.pk:
-            return case  # a double click is not a conflict
+            # A double click is not a conflict. A lease that lapsed before the sweep returned
+            # the case is taken up again, or its holder could neither decide nor reclaim it.
+            if case.lease_expires_at is None or case.lease_expires_at <= timezone.now():
+                case.lease_expires_at = timezone.now() + lease_duration()
+                case.save(update_fields=["lease_expires_at", "updated_at"])
+            return case
         if case.state != State.OPEN:
             state = case.get_state_display().lower()
             if case.assignee_id:
