@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -228,23 +229,34 @@ def _board_failed(
     return _render_board(request, status=422, **{name: form})
 
 
+def _board_case_action(
+    request: HtmxHttpRequest,
+    name: str,
+    form: Any,
+    act: Callable[[HtmxHttpRequest, Case, dict[str, Any]], Case],
+    success: Callable[[Case], str],
+) -> HttpResponse:
+    """A board form that names a case: validate, find the case in scope, act, report."""
+    if not form.is_valid():
+        return _board_failed(request, name, form)
+    case = _board_case(request, form)
+    if case is None:
+        return _board_failed(request, name, form)
+    try:
+        changed = act(request, case, form.cleaned_data)
+    except CaseError as error:
+        return _board_failed(request, name, form, error)
+    messages.success(request, success(changed))
+    return redirect_after_post(request, reverse("cases:board"))
+
+
 @login_required_page
 @require_POST
 def board_transfer(request: HtmxHttpRequest) -> HttpResponse:
     _require_supervisor(request.user)
     queues, workers = selectors.transfer_targets(request.user)
     form = BoardTransferForm(request.POST, queues=queues, workers=workers)
-    if not form.is_valid():
-        return _board_failed(request, "transfer", form)
-    case = _board_case(request, form)
-    if case is None:
-        return _board_failed(request, "transfer", form)
-    try:
-        moved = _transfer(request, case, form.cleaned_data)
-    except CaseError as error:
-        return _board_failed(request, "transfer", form, error)
-    messages.success(request, _transferred_message(moved))
-    return redirect_after_post(request, reverse("cases:board"))
+    return _board_case_action(request, "transfer", form, _transfer, _transferred_message)
 
 
 @login_required_page
@@ -252,17 +264,7 @@ def board_transfer(request: HtmxHttpRequest) -> HttpResponse:
 def board_priority(request: HtmxHttpRequest) -> HttpResponse:
     _require_supervisor(request.user)
     form = BoardPriorityForm(request.POST)
-    if not form.is_valid():
-        return _board_failed(request, "priority", form)
-    case = _board_case(request, form)
-    if case is None:
-        return _board_failed(request, "priority", form)
-    try:
-        changed = _override(request, case, form.cleaned_data)
-    except CaseError as error:
-        return _board_failed(request, "priority", form, error)
-    messages.success(request, _priority_message(changed))
-    return redirect_after_post(request, reverse("cases:board"))
+    return _board_case_action(request, "priority", form, _override, _priority_message)
 
 
 @login_required_page
